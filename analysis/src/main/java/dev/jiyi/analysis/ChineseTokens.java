@@ -1,0 +1,135 @@
+package dev.jiyi.analysis;
+
+import com.huaban.analysis.jieba.JiebaSegmenter;
+import com.huaban.analysis.jieba.SegToken;
+
+import java.text.Normalizer;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The one token stream every jiyi index sees: jieba index mode (which also emits the sub-words of
+ * long words) plus every individual CJK character, over NFKC-normalized, lower-cased text.
+ *
+ * <p>Both the FTS5 index (fed the tokens as space-separated text) and the Lucene index (through an
+ * analyzer that wraps this class) see identical tokens, so a query tokenized here matches the same
+ * way in either. Tokens come out ordered by start offset, then by length, then by text.
+ *
+ * <p>The jieba dictionary is loaded once per JVM, lazily, on the first call that needs it.
+ */
+public final class ChineseTokens {
+
+    private static final Comparator<Token> ORDER = Comparator.comparingInt(Token::start)
+            .thenComparingInt(Token::end)
+            .thenComparing(Token::text);
+
+    private ChineseTokens() {
+    }
+
+    /** NFKC normalization and root-locale lower case: full-width letters become ASCII, case folds. */
+    public static String normalize(String text) {
+        return Normalizer.normalize(text, Normalizer.Form.NFKC).toLowerCase(Locale.ROOT);
+    }
+
+    /** Tokens of {@code text}, with offsets into {@code normalize(text)}. */
+    public static List<Token> tokenize(String text) {
+        String normalized = normalize(text);
+        List<Token> tokens = new ArrayList<>();
+        BitSet singleCjk = new BitSet(normalized.length());
+        for (SegToken seg : Segmenter.INSTANCE.process(normalized, JiebaSegmenter.SegMode.INDEX)) {
+            String word = seg.word.strip();
+            if (!isWordLike(word)) {
+                continue;
+            }
+            // jieba regularizes characters; keep the text as it appears in the normalized input.
+            int start = seg.startOffset;
+            int end = seg.endOffset;
+            String surface = end <= normalized.length() ? normalized.substring(start, end).strip() : word;
+            if (!isWordLike(surface)) {
+                continue;
+            }
+            tokens.add(new Token(surface, start, end));
+            if (end - start == 1 && isCjk(normalized.charAt(start))) {
+                singleCjk.set(start);
+            }
+        }
+        for (int i = 0; i < normalized.length(); i++) {
+            char c = normalized.charAt(i);
+            if (isCjk(c) && !singleCjk.get(i)) {
+                tokens.add(new Token(String.valueOf(c), i, i + 1));
+            }
+        }
+        tokens.sort(ORDER);
+        return List.copyOf(tokens);
+    }
+
+    /** Token texts only, in order. */
+    public static List<String> terms(String text) {
+        List<Token> tokens = tokenize(text);
+        List<String> terms = new ArrayList<>(tokens.size());
+        for (Token token : tokens) {
+            terms.add(token.text());
+        }
+        return terms;
+    }
+
+    /** The tokens joined by single spaces: the form FTS5 indexes. */
+    public static String indexText(String text) {
+        return String.join(" ", terms(text));
+    }
+
+    /** Loads the jieba dictionary now instead of on first use; returns the time it took, in ms. */
+    public static long warmUp() {
+        long start = System.nanoTime();
+        Segmenter.INSTANCE.process("预热", JiebaSegmenter.SegMode.INDEX);
+        return (System.nanoTime() - start) / 1_000_000;
+    }
+
+    /** True for Han ideographs, kana and hangul: the characters indexed one by one. */
+    public static boolean isCjk(char c) {
+        Character.UnicodeScript script = Character.UnicodeScript.of(c);
+        return script == Character.UnicodeScript.HAN
+                || script == Character.UnicodeScript.HIRAGANA
+                || script == Character.UnicodeScript.KATAKANA
+                || script == Character.UnicodeScript.HANGUL;
+    }
+
+    private static boolean isWordLike(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            if (Character.isLetterOrDigit(s.charAt(i))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Holder idiom: the segmenter (and its 5 MB dictionary) loads on first use, once. jieba prints
+     * load timings to standard output, which would corrupt {@code --json} output, so the streams
+     * are silenced while it loads.
+     */
+    private static final class Segmenter {
+        static final JiebaSegmenter INSTANCE = load();
+
+        private static JiebaSegmenter load() {
+            java.io.PrintStream out = System.out;
+            java.io.PrintStream err = System.err;
+            java.io.PrintStream silent = new java.io.PrintStream(java.io.OutputStream.nullOutputStream());
+            synchronized (System.class) {
+                System.setOut(silent);
+                System.setErr(silent);
+                try {
+                    JiebaSegmenter segmenter = new JiebaSegmenter();
+                    segmenter.process("预热", JiebaSegmenter.SegMode.INDEX);
+                    return segmenter;
+                } finally {
+                    System.setOut(out);
+                    System.setErr(err);
+                }
+            }
+        }
+    }
+}

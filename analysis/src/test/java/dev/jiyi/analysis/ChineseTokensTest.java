@@ -1,0 +1,74 @@
+package dev.jiyi.analysis;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class ChineseTokensTest {
+
+    @Test
+    @DisplayName("R1 index mode emits the word, its sub-words and every CJK character")
+    void indexModeAndUnigrams() {
+        assertThat(ChineseTokens.terms("我在北京大学读书"))
+                .contains("北京大学", "北京", "大学", "读书", "北", "京", "大", "学", "读", "书", "我", "在");
+        assertThat(ChineseTokens.terms("这本书")).contains("书");
+        assertThat(ChineseTokens.terms("书")).containsExactly("书");
+    }
+
+    @Test
+    @DisplayName("English is lower-cased and NFKC-normalized; mixed text keeps both scripts")
+    void englishAndMixed() {
+        assertThat(ChineseTokens.terms("I moved to Shanghai")).contains("i", "moved", "to", "shanghai");
+        assertThat(ChineseTokens.terms("ＡＩ")).containsExactly("ai");
+        assertThat(ChineseTokens.terms("我喜欢Python和Java编程"))
+                .contains("python", "java", "喜欢", "编程", "喜", "欢", "编", "程");
+    }
+
+    @Test
+    void punctuationAndSpacesAreNotTokens() {
+        assertThat(ChineseTokens.terms("你好，世界！ hello, world.")).allMatch(t -> !t.isBlank())
+                .doesNotContain("，", "！", ",", ".");
+        assertThat(ChineseTokens.terms("  ")).isEmpty();
+        assertThat(ChineseTokens.terms("")).isEmpty();
+    }
+
+    @Test
+    void eachCjkCharacterAppearsOnceAsAUnigramPerOccurrence() {
+        // 书 is a one-character jieba word here; it must not be indexed twice at one position.
+        assertThat(ChineseTokens.tokenize("书").stream().filter(t -> t.text().equals("书"))).hasSize(1);
+    }
+
+    /** Property check over seeded random mixed text; the seed is printed for replay. */
+    @Test
+    void offsetsPointIntoTheNormalizedTextAndTokenizationIsDeterministic() {
+        long seed = Long.getLong("jiyi.test.seed", System.nanoTime());
+        System.out.println("[seed] ChineseTokensTest -Djiyi.test.seed=" + seed);
+        Random random = new Random(seed);
+        String alphabet = "abcXYZ019 ,.!?\"*()-:^书本北京大学读我的了你好，。！「」ＡＩ　\t\n";
+        for (int run = 0; run < 300; run++) {
+            StringBuilder sb = new StringBuilder();
+            int length = random.nextInt(40);
+            for (int i = 0; i < length; i++) {
+                int pick = random.nextInt(20);
+                if (pick == 0) {
+                    sb.appendCodePoint(0x1F600 + random.nextInt(50));
+                } else if (pick == 1) {
+                    sb.append((char) (0x4E00 + random.nextInt(0x9FA5 - 0x4E00)));
+                } else {
+                    sb.append(alphabet.charAt(random.nextInt(alphabet.length())));
+                }
+            }
+            String text = sb.toString();
+            String normalized = ChineseTokens.normalize(text);
+            for (Token token : ChineseTokens.tokenize(text)) {
+                assertThat(token.end()).as("seed %d", seed).isLessThanOrEqualTo(normalized.length());
+                assertThat(normalized.substring(token.start(), token.end()).strip())
+                        .as("seed %d", seed).isEqualTo(token.text());
+            }
+            assertThat(ChineseTokens.tokenize(text)).isEqualTo(ChineseTokens.tokenize(text));
+        }
+    }
+}

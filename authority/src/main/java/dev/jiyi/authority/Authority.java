@@ -1,0 +1,712 @@
+package dev.jiyi.authority;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The SQLite authority: every write rule of jiyi, each in one immediate transaction that also
+ * feeds the attached {@link TransactionalIndex}es and appends to the change log.
+ *
+ * <p>One instance owns one connection and is used by one thread at a time (methods are
+ * synchronized). Several processes may open the same file at once: writers queue on SQLite's lock
+ * with a busy timeout.
+ */
+public final class Authority implements AutoCloseable {
+
+    /** Characters per page of source text in {@link #readMemory}, unless the caller asks otherwise. */
+    public static final int DEFAULT_PAGE_SIZE = 4_000;
+
+    /** The persona text a persona starts with when it is first read (S3). */
+    public static final String NEUTRAL_PERSONA = "Neutral default persona: no personality, tone or preferences have been set. "
+            + "中性默认人设：尚未设置性格、语气或偏好。";
+
+    private static final String EVENT_COLUMNS = "sequence, id, persona_id, project_id, role, source, category, "
+            + "session_id, text, occurred_at, ingested_at, extraction_state, extraction_error, amended";
+    private static final String MEMORY_COLUMNS = "seq, id, persona_id, project_id, event_id, kind, basis, text, "
+            + "quote, confidence, subject, fact_key, valid_at, invalid_at, revoked_at, emotion_label, valence, "
+            + "arousal, gist, cue_keys, created_at";
+
+    private final Connection connection;
+    private final List<TransactionalIndex> indexes;
+    private final ChangeLog changeLog = new ChangeLog();
+
+    private Authority(Connection connection, List<TransactionalIndex> indexes) {
+        this.connection = connection;
+        this.indexes = List.copyOf(indexes);
+    }
+
+    /** Opens (creating and migrating as needed) the database file, with these indexes attached. */
+    public static Authority open(Path file, List<TransactionalIndex> indexes) {
+        return new Authority(Database.open(file), indexes);
+    }
+
+    @Override
+    public synchronized void close() {
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            throw new StorageException("closing the database", e);
+        }
+    }
+
+    // ---------------------------------------------------------------- transactions
+
+    @FunctionalInterface
+    private interface Work<T> {
+        T run() throws SQLException;
+    }
+
+    /** Runs {@code work} in one BEGIN IMMEDIATE transaction; any failure rolls everything back. */
+    private <T> T write(String operation, Work<T> work) {
+        try (Statement s = connection.createStatement()) {
+            s.execute("BEGIN IMMEDIATE");
+            T result;
+            try {
+                result = work.run();
+            } catch (RuntimeException | SQLException e) {
+                rollback(s, e);
+                throw e;
+            }
+            s.execute("COMMIT");
+            return result;
+        } catch (SQLException e) {
+            throw new StorageException(operation, e);
+        }
+    }
+
+    /** Runs {@code work} in one read transaction: a consistent snapshot across its statements. */
+    private <T> T read(String operation, Work<T> work) {
+        try (Statement s = connection.createStatement()) {
+            s.execute("BEGIN");
+            try {
+                return work.run();
+            } finally {
+                s.execute("COMMIT");
+            }
+        } catch (SQLException e) {
+            throw new StorageException(operation, e);
+        }
+    }
+
+    private static void rollback(Statement s, Exception primary) {
+        try {
+            s.execute("ROLLBACK");
+        } catch (SQLException e) {
+            primary.addSuppressed(e);
+        }
+    }
+
+    /**
+     * Applies {@code items} in one transaction. If one is rejected, the transaction is rolled back
+     * and the items before it are applied again in a new one, so they end committed and nothing of
+     * the rejected item or those after it is.
+     */
+    private <I, T> BatchResult<T> batch(String operation, List<I> items, ItemWork<I, T> work) {
+        List<T> done = new ArrayList<>();
+        int[] failedAt = {-1};
+        JiyiException[] error = {null};
+        try {
+            write(operation, () -> {
+                for (int i = 0; i < items.size(); i++) {
+                    try {
+                        done.add(work.apply(items.get(i)));
+                    } catch (JiyiException e) {
+                        failedAt[0] = i;
+                        error[0] = e;
+                        throw new BatchAbort();
+                    }
+                }
+                return null;
+            });
+            return BatchResult.success(done);
+        } catch (BatchAbort abort) {
+            List<I> before = items.subList(0, failedAt[0]);
+            List<T> committed = before.isEmpty() ? List.of() : write(operation, () -> {
+                List<T> again = new ArrayList<>(before.size());
+                for (I item : before) {
+                    again.add(work.apply(item));
+                }
+                return again;
+            });
+            return new BatchResult<>(committed, failedAt[0], error[0]);
+        }
+    }
+
+    @FunctionalInterface
+    private interface ItemWork<I, T> {
+        T apply(I item) throws SQLException;
+    }
+
+    private static final class BatchAbort extends RuntimeException {
+        BatchAbort() {
+            super(null, null, false, false);
+        }
+    }
+
+    // ---------------------------------------------------------------- personas (S2-S5)
+
+    /** The persona's latest version, or the given one; an absent persona starts neutral (S3). */
+    public synchronized Persona persona(String personaId, Integer version) {
+        Ids.check("persona", personaId);
+        Persona latest = write("reading persona", () -> {
+            Persona current = latestPersona(personaId);
+            return current != null ? current : insertPersona(personaId, 1, NEUTRAL_PERSONA, "initialized neutral default");
+        });
+        if (version == null || version == latest.version()) {
+            return latest;
+        }
+        return read("reading persona", () -> personaVersion(personaId, version))
+                .orElseThrow(() -> new NotFoundException("persona version", personaId + "@" + version));
+    }
+
+    /** All versions, oldest first. */
+    public synchronized List<Persona> personaHistory(String personaId) {
+        persona(personaId, null);
+        return read("reading persona history", () -> {
+            List<Persona> out = new ArrayList<>();
+            try (PreparedStatement ps = connection.prepareStatement(
+                    "SELECT persona_id, version, content, note, created_at FROM personas WHERE persona_id = ? ORDER BY version")) {
+                ps.setString(1, personaId);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(persona(rs));
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
+    /** Appends version n+1 with new content (S2); nothing is updated in place. */
+    public synchronized Persona editPersona(String personaId, String content) {
+        Ids.check("persona", personaId);
+        Limits.requireText("text", content, Limits.MAX_PERSONA_TEXT);
+        return write("editing persona", () -> {
+            Persona current = latestPersona(personaId);
+            int next = current == null ? 2 : current.version() + 1;
+            if (current == null) {
+                insertPersona(personaId, 1, NEUTRAL_PERSONA, "initialized neutral default");
+            }
+            return insertPersona(personaId, next, content, "edited");
+        });
+    }
+
+    /** Appends a version whose content equals version {@code k} (S4); history is never erased. */
+    public synchronized Persona rollbackPersona(String personaId, int k) {
+        Ids.check("persona", personaId);
+        if (k < 1) {
+            throw new InvalidInputException("to", "must be a version number of at least 1");
+        }
+        return write("rolling back persona", () -> {
+            Persona target = personaVersion(personaId, k)
+                    .orElseThrow(() -> new NotFoundException("persona version", personaId + "@" + k));
+            Persona current = Objects.requireNonNull(latestPersona(personaId));
+            return insertPersona(personaId, current.version() + 1, target.content(), "rollback to version " + k);
+        });
+    }
+
+    private Persona latestPersona(String personaId) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(
+                "SELECT persona_id, version, content, note, created_at FROM personas WHERE persona_id = ? "
+                        + "ORDER BY version DESC LIMIT 1")) {
+            ps.setString(1, personaId);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? persona(rs) : null;
+            }
+        }
+    }
+
+    private Optional<Persona> personaVersion(String personaId, int version) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(
+                "SELECT persona_id, version, content, note, created_at FROM personas WHERE persona_id = ? AND version = ?")) {
+            ps.setString(1, personaId);
+            ps.setInt(2, version);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(persona(rs)) : Optional.empty();
+            }
+        }
+    }
+
+    private Persona insertPersona(String personaId, int version, String content, String note) throws SQLException {
+        Instant now = Times.now();
+        try (PreparedStatement ps = connection.prepareStatement(
+                "INSERT INTO personas (persona_id, version, content, note, created_at) VALUES (?, ?, ?, ?, ?)")) {
+            ps.setString(1, personaId);
+            ps.setInt(2, version);
+            ps.setString(3, content);
+            ps.setString(4, note);
+            ps.setString(5, Times.format(now));
+            ps.executeUpdate();
+        }
+        changeLog.append(connection, "persona", personaId + "@" + version, "insert", personaId, null, now);
+        return new Persona(personaId, version, content, note, now);
+    }
+
+    private static Persona persona(ResultSet rs) throws SQLException {
+        return new Persona(rs.getString(1), rs.getInt(2), rs.getString(3), rs.getString(4), Times.read(rs.getString(5)));
+    }
+
+    // ---------------------------------------------------------------- events (E1-E4)
+
+    /** Stores one event in its own transaction (E5), or returns the identical stored one (E2). */
+    public synchronized SubmitResult submitEvent(EventSubmission submission) {
+        return write("submitting an event", () -> submitInTransaction(submission));
+    }
+
+    /** Stores many events in one transaction; see {@link BatchResult} for a rejected item. */
+    public synchronized BatchResult<SubmitResult> submitEvents(List<EventSubmission> submissions) {
+        return batch("submitting events", submissions, this::submitInTransaction);
+    }
+
+    private SubmitResult submitInTransaction(EventSubmission s) throws SQLException {
+        Optional<Event> existing = eventById(s.id());
+        if (existing.isPresent()) {
+            Event e = existing.get();
+            boolean same = e.scope().equals(s.scope()) && e.role() == s.role() && e.text().equals(s.text())
+                    && e.source().equals(s.source()) && e.category() == s.category()
+                    && e.sessionId().equals(s.sessionId())
+                    && (s.occurredAt() == null || e.occurredAt().equals(s.occurredAt()));
+            if (!same) {
+                throw new ConflictException("event " + s.id()
+                        + " already exists with a different payload or scope; nothing was changed");
+            }
+            return new SubmitResult(e, false);
+        }
+        Instant ingested = Times.now();
+        Instant occurred = s.occurredAt() != null ? s.occurredAt() : ingested;
+        long sequence;
+        try (PreparedStatement ps = connection.prepareStatement(
+                "INSERT INTO events (id, persona_id, project_id, role, source, category, session_id, text, "
+                        + "occurred_at, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING sequence")) {
+            ps.setString(1, s.id());
+            ps.setString(2, s.scope().personaId());
+            ps.setString(3, s.scope().projectId());
+            ps.setString(4, s.role().code());
+            ps.setString(5, s.source());
+            ps.setString(6, s.category().code());
+            ps.setString(7, s.sessionId());
+            ps.setString(8, s.text());
+            ps.setString(9, Times.format(occurred));
+            ps.setString(10, Times.format(ingested));
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                sequence = rs.getLong(1);
+            }
+        }
+        Event event = new Event(sequence, s.id(), s.scope(), s.role(), s.source(), s.category(), s.sessionId(),
+                s.text(), occurred, ingested, "none", null, false);
+        for (TransactionalIndex index : indexes) {
+            index.eventAdded(connection, event);
+        }
+        changeLog.append(connection, "event", event.id(), "insert", s.scope().personaId(), s.scope().projectId(), ingested);
+        return new SubmitResult(event, true);
+    }
+
+    /**
+     * Marks an event's extraction pending with a sanitized reason (X2): the reason is written by
+     * jiyi, never a provider's response body, credential or the input text.
+     */
+    public synchronized void markExtractionPending(String eventId, String sanitizedReason) {
+        write("marking extraction pending", () -> {
+            try (PreparedStatement ps = connection.prepareStatement(
+                    "UPDATE events SET extraction_state = 'pending', extraction_error = ? WHERE id = ?")) {
+                ps.setString(1, sanitizedReason);
+                ps.setString(2, eventId);
+                if (ps.executeUpdate() == 0) {
+                    throw new NotFoundException("event", eventId);
+                }
+            }
+            Event e = eventById(eventId).orElseThrow();
+            changeLog.append(connection, "event", eventId, "update", e.scope().personaId(), e.scope().projectId(), Times.now());
+            return null;
+        });
+    }
+
+    /** The event with this ID in this scope. */
+    public synchronized Optional<Event> event(Scope scope, String eventId) {
+        return read("reading an event", () -> eventById(eventId).filter(e -> e.scope().equals(scope)));
+    }
+
+    private Optional<Event> eventById(String id) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT " + EVENT_COLUMNS + " FROM events WHERE id = ?")) {
+            ps.setString(1, id);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(event(rs)) : Optional.empty();
+            }
+        }
+    }
+
+    private static Event event(ResultSet rs) throws SQLException {
+        return new Event(rs.getLong(1), rs.getString(2), new Scope(rs.getString(3), rs.getString(4)),
+                Role.parse("role", rs.getString(5)), rs.getString(6), Category.parse("category", rs.getString(7)),
+                rs.getString(8), rs.getString(9), Times.read(rs.getString(10)), Times.read(rs.getString(11)),
+                rs.getString(12), rs.getString(13), rs.getInt(14) != 0);
+    }
+
+    /** Events of a scope in sequence order, after {@code afterSequence}, at most {@code limit}. */
+    public synchronized List<Event> events(Scope scope, long afterSequence, int limit) {
+        return read("listing events", () -> {
+            List<Event> out = new ArrayList<>();
+            try (PreparedStatement ps = connection.prepareStatement("SELECT " + EVENT_COLUMNS
+                    + " FROM events WHERE persona_id = ? AND project_id = ? AND sequence > ? ORDER BY sequence LIMIT ?")) {
+                ps.setString(1, scope.personaId());
+                ps.setString(2, scope.projectId());
+                ps.setLong(3, afterSequence);
+                ps.setInt(4, limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(event(rs));
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
+    // ---------------------------------------------------------------- memories (M1-M4, X3, E6, T1-T5)
+
+    /** Derives one memory; see {@link #addMemories}. */
+    public synchronized Memory addMemory(Scope scope, MemoryDraft draft) {
+        return write("adding a memory", () -> addInTransaction(scope, draft));
+    }
+
+    /**
+     * Derives memories in one transaction, each checked against its source event (X3, E6, M2):
+     * the event exists in the same scope and may be derived from, the quote is an exact substring of
+     * its text, and its role fits the basis. A fact timeline member closes its neighbours (T4).
+     */
+    public synchronized BatchResult<Memory> addMemories(List<Derivation> derivations) {
+        return batch("adding memories", derivations, d -> addInTransaction(d.scope(), d.draft()));
+    }
+
+    private Memory addInTransaction(Scope scope, MemoryDraft d) throws SQLException {
+        Event source = eventById(d.eventId())
+                .filter(e -> e.scope().equals(scope))
+                .orElseThrow(() -> new InvalidInputException("event", "must refer to an existing event in the same scope"));
+        if (!source.category().derivable()) {
+            throw new InvalidInputException("event",
+                    "reference and persona events are sources only and cannot be derived into memories");
+        }
+        if (!source.text().contains(d.quote())) {
+            throw new InvalidInputException("quote", "must be an exact substring of the source event's text");
+        }
+        Role required = d.basis().requiredRole();
+        if (required != null && source.role() != required) {
+            throw new InvalidInputException("basis", d.basis().code() + " requires a " + required.code() + " event");
+        }
+        Instant validAt = d.validAt() != null ? d.validAt() : source.occurredAt();
+        if (d.invalidAt() != null && d.invalidAt().isBefore(validAt)) {
+            throw new InvalidInputException("invalid_at", "must not be before valid_at");
+        }
+        Validity validity = new Validity(validAt, d.invalidAt());
+        if (d.onTimeline()) {
+            validity = placeOnTimeline(scope, d, validity);
+        }
+        Instant now = Times.now();
+        Memory memory = new Memory(Ids.newMemoryId(), scope, source.id(), d.kind(), d.basis(), d.text(), d.quote(),
+                d.confidence(), d.subject(), d.factKey(), validity, null, d.emotion(), d.gist(), d.cueKeys(), now);
+        long rowId;
+        try (PreparedStatement ps = connection.prepareStatement("INSERT INTO memories (id, persona_id, project_id, "
+                + "event_id, kind, basis, text, quote, confidence, subject, fact_key, valid_at, invalid_at, emotion_label, "
+                + "valence, arousal, gist, cue_keys, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                + "RETURNING seq")) {
+            ps.setString(1, memory.id());
+            ps.setString(2, scope.personaId());
+            ps.setString(3, scope.projectId());
+            ps.setString(4, memory.eventId());
+            ps.setString(5, memory.kind().code());
+            ps.setString(6, memory.basis().code());
+            ps.setString(7, memory.text());
+            ps.setString(8, memory.quote());
+            ps.setDouble(9, memory.confidence());
+            ps.setString(10, memory.subject());
+            ps.setString(11, memory.factKey());
+            ps.setString(12, Times.format(validity.validAt()));
+            ps.setString(13, Times.format(validity.invalidAt()));
+            Emotion emotion = memory.emotion();
+            ps.setString(14, emotion == null ? null : emotion.label());
+            setNullableDouble(ps, 15, emotion == null ? null : emotion.valence());
+            setNullableDouble(ps, 16, emotion == null ? null : emotion.arousal());
+            ps.setString(17, memory.gist());
+            ps.setString(18, JsonStrings.encode(memory.cueKeys()));
+            ps.setString(19, Times.format(now));
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                rowId = rs.getLong(1);
+            }
+        }
+        for (TransactionalIndex index : indexes) {
+            index.memoryAdded(connection, rowId, memory);
+        }
+        changeLog.append(connection, "memory", memory.id(), "insert", scope.personaId(), scope.projectId(), now);
+        return memory;
+    }
+
+    /**
+     * T4/T5: places a new single-valued fact by validity time. Existing members are ordered by
+     * (valid_at, insertion); the new one comes after every member with the same start. Its predecessor
+     * is closed at the new start; the new one is closed at its successor's start.
+     */
+    private Validity placeOnTimeline(Scope scope, MemoryDraft d, Validity validity) throws SQLException {
+        String predecessor = null;
+        Instant predecessorEnd = null;
+        Instant successorStart = null;
+        try (PreparedStatement ps = connection.prepareStatement("SELECT id, valid_at, invalid_at FROM memories "
+                + "WHERE persona_id = ? AND project_id = ? AND subject = ? AND fact_key = ? AND revoked_at IS NULL "
+                + "ORDER BY valid_at, seq")) {
+            ps.setString(1, scope.personaId());
+            ps.setString(2, scope.projectId());
+            ps.setString(3, d.subject());
+            ps.setString(4, d.factKey());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    Instant start = Times.read(rs.getString(2));
+                    if (!start.isAfter(validity.validAt())) {
+                        predecessor = rs.getString(1);
+                        predecessorEnd = Times.read(rs.getString(3));
+                    } else {
+                        successorStart = start;
+                        break;
+                    }
+                }
+            }
+        }
+        if (predecessor != null && (predecessorEnd == null || predecessorEnd.isAfter(validity.validAt()))) {
+            try (PreparedStatement ps = connection.prepareStatement("UPDATE memories SET invalid_at = ? WHERE id = ?")) {
+                ps.setString(1, Times.format(validity.validAt()));
+                ps.setString(2, predecessor);
+                ps.executeUpdate();
+            }
+            changeLog.append(connection, "memory", predecessor, "update", scope.personaId(), scope.projectId(), Times.now());
+        }
+        if (successorStart != null && (validity.invalidAt() == null || validity.invalidAt().isAfter(successorStart))) {
+            return validity.closedAt(successorStart);
+        }
+        return validity;
+    }
+
+    private static void setNullableDouble(PreparedStatement ps, int index, Double value) throws SQLException {
+        if (value == null) {
+            ps.setNull(index, Types.REAL);
+        } else {
+            ps.setDouble(index, value);
+        }
+    }
+
+    /** The memory with this ID in this scope. */
+    public synchronized Optional<Memory> memory(Scope scope, String memoryId) {
+        return read("reading a memory", () -> memoryById(memoryId).filter(m -> m.scope().equals(scope)));
+    }
+
+    private Optional<Memory> memoryById(String id) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT " + MEMORY_COLUMNS + " FROM memories WHERE id = ?")) {
+            ps.setString(1, id);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(memory(rs)) : Optional.empty();
+            }
+        }
+    }
+
+    private static Memory memory(ResultSet rs) throws SQLException {
+        String label = rs.getString(16);
+        Emotion emotion = label == null ? null : new Emotion(label, rs.getDouble(17), rs.getDouble(18));
+        return new Memory(rs.getString(2), new Scope(rs.getString(3), rs.getString(4)), rs.getString(5),
+                Kind.parse("kind", rs.getString(6)), Basis.parse("basis", rs.getString(7)), rs.getString(8),
+                rs.getString(9), rs.getDouble(10), rs.getString(11), rs.getString(12),
+                new Validity(Times.read(rs.getString(13)), Times.read(rs.getString(14))), Times.read(rs.getString(15)),
+                emotion, rs.getString(19), JsonStrings.decode(rs.getString(20)), Times.read(rs.getString(21)));
+    }
+
+    /**
+     * M4: the memory, page {@code page} (1-based) of its source event's text, the memories derived
+     * from the same event, and its relations in both directions.
+     */
+    public synchronized MemoryView readMemory(Scope scope, String memoryId, int page, int pageSize) {
+        if (page < 1) {
+            throw new InvalidInputException("page", "must be at least 1");
+        }
+        if (pageSize < 1) {
+            throw new InvalidInputException("page_size", "must be at least 1");
+        }
+        return read("reading a memory", () -> {
+            Memory memory = memoryById(memoryId).filter(m -> m.scope().equals(scope))
+                    .orElseThrow(() -> new NotFoundException("memory", memoryId));
+            Event source = eventById(memory.eventId()).orElseThrow(() -> new NotFoundException("event", memory.eventId()));
+            String text = source.text();
+            int totalPages = Math.max(1, (text.length() + pageSize - 1) / pageSize);
+            if (page > totalPages) {
+                throw new InvalidInputException("page", "must be at most the total page count " + totalPages);
+            }
+            int from = (page - 1) * pageSize;
+            int to = Math.min(text.length(), from + pageSize);
+            // Never split a surrogate pair across pages.
+            if (to < text.length() && Character.isHighSurrogate(text.charAt(to - 1))) {
+                to--;
+            }
+            if (from > 0 && Character.isLowSurrogate(text.charAt(from))) {
+                from--;
+            }
+            MemoryView.SourcePage sourcePage = new MemoryView.SourcePage(page, totalPages, pageSize, text.length(),
+                    text.substring(from, to));
+            List<Memory> coDerived = new ArrayList<>();
+            try (PreparedStatement ps = connection.prepareStatement(
+                    "SELECT " + MEMORY_COLUMNS + " FROM memories WHERE event_id = ? AND id <> ? ORDER BY seq")) {
+                ps.setString(1, memory.eventId());
+                ps.setString(2, memory.id());
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        coDerived.add(memory(rs));
+                    }
+                }
+            }
+            return new MemoryView(memory, source, sourcePage, coDerived, relationsOf(memory.id()));
+        });
+    }
+
+    // ---------------------------------------------------------------- relations (M3)
+
+    /** Links two memories of the same scope with a {@code related} edge (M3). Idempotent. */
+    public synchronized Relation relate(Scope scope, String fromId, String toId) {
+        Ids.check("a", fromId);
+        Ids.check("b", toId);
+        if (fromId.equals(toId)) {
+            throw new InvalidInputException("b", "must differ from a: a memory is not related to itself");
+        }
+        return write("relating memories", () -> {
+            Memory a = memoryById(fromId).orElseThrow(() -> new InvalidInputException("a", "must refer to an existing memory"));
+            Memory b = memoryById(toId).orElseThrow(() -> new InvalidInputException("b", "must refer to an existing memory"));
+            if (!a.scope().equals(scope)) {
+                throw new InvalidInputException("a", "must be a memory of the requested scope");
+            }
+            if (!b.scope().equals(scope)) {
+                throw new InvalidInputException("b", "must be a memory of the same scope: cross-scope links are rejected");
+            }
+            Instant now = Times.now();
+            try (PreparedStatement ps = connection.prepareStatement("INSERT INTO relations (persona_id, project_id, "
+                    + "from_id, to_id, type, created_at) VALUES (?, ?, ?, ?, 'related', ?) ON CONFLICT DO NOTHING")) {
+                ps.setString(1, scope.personaId());
+                ps.setString(2, scope.projectId());
+                ps.setString(3, fromId);
+                ps.setString(4, toId);
+                ps.setString(5, Times.format(now));
+                if (ps.executeUpdate() == 1) {
+                    changeLog.append(connection, "relation", fromId + "->" + toId, "insert", scope.personaId(),
+                            scope.projectId(), now);
+                }
+            }
+            return relationsOf(fromId).stream()
+                    .filter(r -> r.type() == RelationType.RELATED && r.fromId().equals(fromId) && r.toId().equals(toId))
+                    .findFirst().orElseThrow();
+        });
+    }
+
+    private List<Relation> relationsOf(String memoryId) throws SQLException {
+        List<Relation> out = new ArrayList<>();
+        try (PreparedStatement ps = connection.prepareStatement("SELECT from_id, to_id, type, created_at FROM relations "
+                + "WHERE from_id = ? OR to_id = ? ORDER BY created_at, from_id, to_id, type")) {
+            ps.setString(1, memoryId);
+            ps.setString(2, memoryId);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new Relation(rs.getString(1), rs.getString(2), RelationType.parse("type", rs.getString(3)),
+                            Times.read(rs.getString(4))));
+                }
+            }
+        }
+        return out;
+    }
+
+    // ---------------------------------------------------------------- checkpoints (K1)
+
+    /**
+     * Saves a host-reported checkpoint. Its covered sequence must belong to an event of the same
+     * scope and session (K1).
+     */
+    public synchronized Checkpoint saveCheckpoint(Scope scope, CheckpointDraft d) {
+        return write("saving a checkpoint", () -> {
+            try (PreparedStatement ps = connection.prepareStatement(
+                    "SELECT persona_id, project_id, session_id FROM events WHERE sequence = ?")) {
+                ps.setLong(1, d.coveredSequence());
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next() || !new Scope(rs.getString(1), rs.getString(2)).equals(scope)
+                            || !rs.getString(3).equals(d.sessionId())) {
+                        throw new InvalidInputException("covered_seq",
+                                "must be the sequence of an event in the same scope and session");
+                    }
+                }
+            }
+            Instant now = Times.now();
+            long id;
+            try (PreparedStatement ps = connection.prepareStatement("INSERT INTO checkpoints (persona_id, project_id, "
+                    + "session_id, goal, done, pending, constraints, next_action, covered_seq, created_at) "
+                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id")) {
+                ps.setString(1, scope.personaId());
+                ps.setString(2, scope.projectId());
+                ps.setString(3, d.sessionId());
+                ps.setString(4, d.goal());
+                ps.setString(5, JsonStrings.encode(d.done()));
+                ps.setString(6, JsonStrings.encode(d.pending()));
+                ps.setString(7, JsonStrings.encode(d.constraints()));
+                ps.setString(8, d.nextAction());
+                ps.setLong(9, d.coveredSequence());
+                ps.setString(10, Times.format(now));
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    id = rs.getLong(1);
+                }
+            }
+            changeLog.append(connection, "checkpoint", Long.toString(id), "insert", scope.personaId(), scope.projectId(), now);
+            return new Checkpoint(id, scope, d.sessionId(), d.goal(), d.done(), d.pending(), d.constraints(),
+                    d.nextAction(), d.coveredSequence(), now, null);
+        });
+    }
+
+    /** The newest valid checkpoint of the scope, of one session when {@code sessionId} is given. */
+    public synchronized Optional<Checkpoint> latestCheckpoint(Scope scope, String sessionId) {
+        if (sessionId != null) {
+            Ids.check("session", sessionId);
+        }
+        return read("reading a checkpoint", () -> {
+            try (PreparedStatement ps = connection.prepareStatement("SELECT id, session_id, goal, done, pending, "
+                    + "constraints, next_action, covered_seq, created_at, invalidated_at FROM checkpoints "
+                    + "WHERE persona_id = ? AND project_id = ? AND (? IS NULL OR session_id = ?) AND invalidated_at IS NULL "
+                    + "ORDER BY id DESC LIMIT 1")) {
+                ps.setString(1, scope.personaId());
+                ps.setString(2, scope.projectId());
+                ps.setString(3, sessionId);
+                ps.setString(4, sessionId);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return Optional.empty();
+                    }
+                    return Optional.of(new Checkpoint(rs.getLong(1), scope, rs.getString(2), rs.getString(3),
+                            JsonStrings.decode(rs.getString(4)), JsonStrings.decode(rs.getString(5)),
+                            JsonStrings.decode(rs.getString(6)), rs.getString(7), rs.getLong(8),
+                            Times.read(rs.getString(9)), Times.read(rs.getString(10))));
+                }
+            }
+        });
+    }
+
+    // ---------------------------------------------------------------- operations (O6)
+
+    /** Integrity, foreign keys, table counts and pending extractions (O6). */
+    public synchronized DoctorReport doctor() {
+        return read("checking the database", () -> Doctor.check(connection));
+    }
+
+    /** Change-log entries after {@code afterSeq}, oldest first: what a derived index follows. */
+    public synchronized List<ChangeLog.Entry> changesAfter(long afterSeq, int limit) {
+        return read("reading the change log", () -> changeLog.after(connection, afterSeq, limit));
+    }
+}

@@ -1,0 +1,30 @@
+package dev.jiyi.authority;
+
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/** Parsing of the lower-case codes that closed sets are stored and exchanged as. */
+final class Codes {
+
+    private Codes() {
+    }
+
+    static <E extends Enum<E>> E parse(Class<E> type, String field, String value) {
+        if (value == null || value.isBlank()) {
+            throw new InvalidInputException(field, "is required");
+        }
+        for (E constant : type.getEnumConstants()) {
+            if (constant.name().toLowerCase(Locale.ROOT).equals(value.strip().toLowerCase(Locale.ROOT))) {
+                return constant;
+            }
+        }
+        throw new InvalidInputException(field, "must be one of " + choices(type));
+    }
+
+    static <E extends Enum<E>> String choices(Class<E> type) {
+        return Arrays.stream(type.getEnumConstants())
+                .map(e -> e.name().toLowerCase(Locale.ROOT))
+                .collect(Collectors.joining(", "));
+    }
+}

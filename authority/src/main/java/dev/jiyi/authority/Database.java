@@ -1,0 +1,166 @@
+package dev.jiyi.authority;
+
+import org.sqlite.SQLiteConfig;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+
+/**
+ * Opening the database is one procedure (O1, O2): create the file private to its owner, configure
+ * the connection (WAL, foreign keys, busy timeout, full sync), then in one immediate transaction read
+ * {@code user_version}, refuse a newer schema, apply migrations 1, 2, 3 in order and set the version.
+ */
+public final class Database {
+
+    /** The schema version this build writes. */
+    public static final int SCHEMA_VERSION = 3;
+
+    /** How long a writer waits for another process's write lock. */
+    public static final int BUSY_TIMEOUT_MS = 30_000;
+
+    private static final List<String> MIGRATIONS = List.of(
+            "migrations/V1__base.sql",
+            "migrations/V2__gists_cues_lookups.sql",
+            "migrations/V3__capture_cursors.sql");
+
+    private Database() {
+    }
+
+    /** Opens (creating if needed) and migrates the database at {@code file}. */
+    public static Connection open(Path file) {
+        prepareFile(file);
+        Connection connection;
+        try {
+            connection = DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath(), config().toProperties());
+        } catch (SQLException e) {
+            throw new StorageException("opening the database", e);
+        }
+        try {
+            migrate(connection);
+            return connection;
+        } catch (RuntimeException e) {
+            closeQuietly(connection, e);
+            throw e;
+        }
+    }
+
+    static SQLiteConfig config() {
+        SQLiteConfig config = new SQLiteConfig();
+        config.setBusyTimeout(BUSY_TIMEOUT_MS);
+        config.setJournalMode(SQLiteConfig.JournalMode.WAL);
+        config.enforceForeignKeys(true);
+        // FULL: an acknowledged commit survives power loss too, not only a killed process.
+        config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
+        return config;
+    }
+
+    /** Data directory 0700 and database file 0600 where the file system supports POSIX modes (O7). */
+    private static void prepareFile(Path file) {
+        Path dir = file.toAbsolutePath().getParent();
+        boolean posix = FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
+        try {
+            if (!Files.isDirectory(dir)) {
+                if (posix) {
+                    Files.createDirectories(dir,
+                            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+                } else {
+                    Files.createDirectories(dir);
+                }
+            }
+            if (!Files.exists(file)) {
+                try {
+                    if (posix) {
+                        Files.createFile(file,
+                                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+                    } else {
+                        Files.createFile(file);
+                    }
+                } catch (java.nio.file.FileAlreadyExistsException raced) {
+                    // another process created it first: fine
+                }
+            }
+        } catch (IOException e) {
+            throw new RefusedException("cannot create the database file or its directory: " + e.getClass().getSimpleName());
+        }
+    }
+
+    private static void migrate(Connection c) {
+        try (Statement s = c.createStatement()) {
+            s.execute("BEGIN IMMEDIATE");
+            try {
+                int version = userVersion(c);
+                if (version > SCHEMA_VERSION) {
+                    throw new RefusedException("database schema version " + version
+                            + " is newer than this jiyi supports (" + SCHEMA_VERSION + "); upgrade jiyi, the file was not changed");
+                }
+                for (int next = version + 1; next <= SCHEMA_VERSION; next++) {
+                    for (String sql : statements(MIGRATIONS.get(next - 1))) {
+                        s.execute(sql);
+                    }
+                    s.execute("PRAGMA user_version = " + next);
+                }
+                s.execute("COMMIT");
+            } catch (RuntimeException | SQLException e) {
+                s.execute("ROLLBACK");
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw new StorageException("migrating the schema", e);
+        }
+    }
+
+    public static int userVersion(Connection c) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("PRAGMA user_version")) {
+            return rs.next() ? rs.getInt(1) : 0;
+        }
+    }
+
+    /** Splits a migration resource into statements: on semicolons at line ends, comments dropped. */
+    static List<String> statements(String resource) {
+        String sql;
+        try (InputStream in = Database.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("missing migration resource " + resource);
+            }
+            sql = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read migration resource " + resource, e);
+        }
+        StringBuilder current = new StringBuilder();
+        java.util.ArrayList<String> out = new java.util.ArrayList<>();
+        for (String line : sql.split("\n")) {
+            String trimmed = line.strip();
+            if (trimmed.startsWith("--") || trimmed.isEmpty()) {
+                continue;
+            }
+            current.append(line).append('\n');
+            if (trimmed.endsWith(";")) {
+                out.add(current.toString().strip());
+                current.setLength(0);
+            }
+        }
+        if (!current.isEmpty()) {
+            out.add(current.toString().strip());
+        }
+        return out;
+    }
+
+    private static void closeQuietly(Connection c, RuntimeException primary) {
+        try {
+            c.close();
+        } catch (SQLException e) {
+            primary.addSuppressed(e);
+        }
+    }
+}

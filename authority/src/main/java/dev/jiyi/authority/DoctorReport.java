@@ -1,0 +1,50 @@
+package dev.jiyi.authority;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What {@code doctor} found (O6).
+ *
+ * @param integrity the lines of {@code PRAGMA integrity_check} ({@code ok} when healthy)
+ * @param foreignKeyViolations one line per violating row: table, rowid, referenced table
+ * @param tableCounts row counts of every authoritative table, in a fixed order
+ * @param pendingExtractions events whose extraction is pending
+ */
+public record DoctorReport(
+        int schemaVersion,
+        List<String> integrity,
+        List<String> foreignKeyViolations,
+        Map<String, Long> tableCounts,
+        long pendingExtractions) {
+
+    public DoctorReport {
+        integrity = List.copyOf(integrity);
+        foreignKeyViolations = List.copyOf(foreignKeyViolations);
+        tableCounts = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(tableCounts));
+    }
+
+    public boolean integrityOk() {
+        return integrity.equals(List.of("ok"));
+    }
+
+    /** True when nothing is wrong: integrity ok, no broken foreign key, nothing pending. */
+    public boolean healthy() {
+        return integrityOk() && foreignKeyViolations.isEmpty() && pendingExtractions == 0;
+    }
+
+    /** One line per problem, empty when healthy. */
+    public List<String> problems() {
+        List<String> out = new java.util.ArrayList<>();
+        if (!integrityOk()) {
+            out.add("integrity check failed: " + String.join("; ", integrity));
+        }
+        if (!foreignKeyViolations.isEmpty()) {
+            out.add(foreignKeyViolations.size() + " broken foreign key(s): " + String.join("; ", foreignKeyViolations));
+        }
+        if (pendingExtractions > 0) {
+            out.add(pendingExtractions + " event(s) with extraction pending: run `jiyi retry`");
+        }
+        return out;
+    }
+}

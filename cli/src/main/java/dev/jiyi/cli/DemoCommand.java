@@ -1,0 +1,184 @@
+package dev.jiyi.cli;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * {@code jiyi demo}: runs real commands on a temporary home with a small bilingual conversation and
+ * prints each command with its output.
+ */
+@Command(name = "demo", description = "Run jiyi on a temporary home with a bundled bilingual sample.")
+final class DemoCommand implements Callable<Integer> {
+
+    private static final Pattern MEMORY_ID = Pattern.compile("mem_[0-9A-Z]{26}");
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--keep", description = "Keep the temporary home instead of deleting it.")
+    boolean keep;
+
+    private Path home;
+    private PrintWriter out;
+    private int failures;
+
+    @Override
+    public Integer call() throws IOException {
+        out = spec.commandLine().getOut();
+        home = Files.createTempDirectory("jiyi-demo-");
+        out.println("jiyi demo: a temporary home at " + home);
+        try {
+            script();
+        } finally {
+            if (!keep) {
+                deleteTree(home);
+            } else {
+                out.println("(kept " + home + ")");
+            }
+        }
+        out.println();
+        out.println(failures == 0 ? "demo finished: every step succeeded" : "demo finished with " + failures + " failed step(s)");
+        out.flush();
+        return failures == 0 ? ExitCode.OK : ExitCode.INTERNAL;
+    }
+
+    private void script() {
+        section("1. A persona (versioned; edits append, nothing is overwritten)");
+        run("persona", "edit", "--text", "你是一位温和、简洁的助手，记得用户说过的话。 A warm, concise assistant that remembers.");
+        run("persona", "history");
+
+        section("2. Original events: Chinese, English and mixed, with their real times");
+        run("event", "submit", "--id", "demo-1", "--role", "user", "--session", "s1",
+                "--occurred-at", "2024-03-02T09:15:00+08:00",
+                "--text", "我住在上海，在一家做机器学习的公司上班。");
+        run("event", "submit", "--id", "demo-2", "--role", "assistant", "--session", "s1",
+                "--occurred-at", "2024-03-02T09:15:20+08:00",
+                "--text", "真为你高兴！上海的春天很美。");
+        run("event", "submit", "--id", "demo-3", "--role", "user", "--session", "s1",
+                "--occurred-at", "2024-03-02T09:16:00+08:00",
+                "--text", "I prefer green tea over coffee, and I'm reading 《三体》 this month.");
+        run("event", "submit", "--id", "demo-4", "--role", "user", "--session", "s2",
+                "--occurred-at", "2025-01-10T20:00:00+08:00",
+                "--text", "告诉你个消息：我上周搬到北京了，新公司在海淀。");
+        run("event", "submit", "--id", "demo-5", "--role", "system", "--session", "s2", "--category", "reference",
+                "--occurred-at", "2025-01-10T20:00:05+08:00",
+                "--text", "Reference: 北京市海淀区 is Beijing's university district.");
+        out.println("(re-submitting demo-1 unchanged is idempotent:)");
+        run("event", "submit", "--id", "demo-1", "--role", "user", "--session", "s1",
+                "--text", "我住在上海，在一家做机器学习的公司上班。");
+
+        section("3. Memories derived by hand: each quote must be an exact substring of its event");
+        String shanghai = memoryId(run("memory", "add", "--event", "demo-1", "--kind", "fact", "--basis", "user_statement",
+                "--text", "用户住在上海", "--quote", "我住在上海", "--subject", "user", "--fact-key", "home_city"));
+        String job = memoryId(run("memory", "add", "--event", "demo-1", "--kind", "fact", "--basis", "user_statement",
+                "--text", "用户在一家机器学习公司工作", "--quote", "在一家做机器学习的公司上班"));
+        String tea = memoryId(run("memory", "add", "--event", "demo-3", "--kind", "preference", "--basis", "user_statement",
+                "--text", "Prefers green tea over coffee", "--quote", "I prefer green tea over coffee",
+                "--cue", "book:三体"));
+        run("memory", "add", "--event", "demo-2", "--kind", "emotion", "--basis", "assistant_expression",
+                "--text", "助手为用户感到高兴", "--quote", "真为你高兴", "--emotion-label", "joy",
+                "--valence", "0.8", "--arousal", "0.5");
+        out.println("(a later statement closes the earlier home_city interval at its own start:)");
+        run("memory", "add", "--event", "demo-4", "--kind", "fact", "--basis", "user_statement",
+                "--text", "用户搬到了北京", "--quote", "我上周搬到北京了", "--subject", "user", "--fact-key", "home_city");
+        out.println("(validation: a quote that is not in the event is rejected, naming the rule but not the text:)");
+        runExpecting(ExitCode.INVALID, "memory", "add", "--event", "demo-3", "--kind", "fact", "--basis", "user_statement",
+                "--text", "Likes espresso", "--quote", "I love espresso");
+        out.println("(reference material is a source, never lived experience:)");
+        runExpecting(ExitCode.INVALID, "memory", "add", "--event", "demo-5", "--kind", "fact", "--basis", "inference",
+                "--text", "海淀是大学区", "--quote", "Beijing's university district");
+
+        section("4. Relations and reading a memory with its evidence");
+        if (shanghai != null && tea != null) {
+            run("relate", shanghai, tea);
+        }
+        if (shanghai != null) {
+            run("memory", "read", shanghai);
+        }
+        if (job == null) {
+            failures++;
+        }
+
+        section("5. A host-reported task checkpoint");
+        run("checkpoint", "save", "--session", "s2", "--goal", "帮用户整理搬家后的待办 / moving checklist",
+                "--done", "记录新城市", "--pending", "更新通勤路线", "--next", "询问新公司的地址", "--covered-seq", "4");
+        run("checkpoint", "show", "--session", "s2");
+
+        section("6. Health");
+        run("doctor");
+    }
+
+    private void section(String title) {
+        out.println();
+        out.println("== " + title);
+    }
+
+    private String run(String... args) {
+        return runExpecting(ExitCode.OK, args);
+    }
+
+    private String runExpecting(int expected, String... args) {
+        out.println("$ jiyi " + quote(args));
+        List<String> full = new ArrayList<>(List.of("--home", home.toString()));
+        full.addAll(List.of(args));
+        ByteArrayOutputStream stdout = new ByteArrayOutputStream();
+        ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+        int code = Main.execute(full.toArray(String[]::new), new ByteArrayInputStream(new byte[0]),
+                new PrintStream(stdout, true, StandardCharsets.UTF_8), new PrintStream(stderr, true, StandardCharsets.UTF_8),
+                System.getenv());
+        String text = stdout.toString(StandardCharsets.UTF_8);
+        String errors = stderr.toString(StandardCharsets.UTF_8);
+        text.lines().forEach(l -> out.println("  " + l));
+        errors.lines().filter(l -> !l.startsWith("Usage:")).forEach(l -> out.println("  " + l));
+        if (code != expected) {
+            failures++;
+            out.println("  !! exit code " + code + ", expected " + expected);
+        } else if (code != ExitCode.OK) {
+            out.println("  (exit code " + code + ", as expected)");
+        }
+        out.flush();
+        return text;
+    }
+
+    private static String memoryId(String output) {
+        Matcher m = MEMORY_ID.matcher(output);
+        return m.find() ? m.group() : null;
+    }
+
+    private static String quote(String[] args) {
+        StringBuilder sb = new StringBuilder();
+        for (String a : args) {
+            if (!sb.isEmpty()) {
+                sb.append(' ');
+            }
+            sb.append(a.matches("[A-Za-z0-9_./:@+=-]+") ? a : "'" + a.replace("'", "'\\''") + "'");
+        }
+        return sb.toString();
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package dev.jiyi.cli;
+
+import dev.jiyi.authority.Scope;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
+
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.util.Map;
+
+/** The root {@code jiyi} command: global options, inherited by every subcommand. */
+@Command(name = "jiyi",
+        mixinStandardHelpOptions = true,
+        version = "jiyi 0.1.0",
+        description = "记忆 jiyi: a local long-term memory engine for chat assistants and agents.",
+        subcommands = {
+                PersonaCommand.class,
+                EventCommand.class,
+                MemoryCommand.class,
+                RelateCommand.class,
+                CheckpointCommand.class,
+                DoctorCommand.class,
+                DemoCommand.class,
+        },
+        footer = {"",
+                "Exit codes: 0 ok, 1 not found, 2 invalid input, 3 conflict, 4 refused,",
+                "5 provider failure (data saved, work pending), 6 doctor found a problem.",
+                "Scope IDs (persona, project) are partitions, not security boundaries."})
+public final class JiyiCommand implements Runnable {
+
+    @Option(names = "--home", scope = ScopeType.INHERIT, paramLabel = "DIR",
+            description = "Data directory (default: $JIYI_HOME, else $XDG_DATA_HOME/jiyi, else ~/.local/share/jiyi).")
+    Path home;
+
+    @Option(names = "--persona", scope = ScopeType.INHERIT, paramLabel = "ID", defaultValue = Scope.DEFAULT_ID,
+            description = "Persona scope (default: ${DEFAULT-VALUE}).")
+    String persona;
+
+    @Option(names = "--project", scope = ScopeType.INHERIT, paramLabel = "ID", defaultValue = Scope.DEFAULT_ID,
+            description = "Project scope (default: ${DEFAULT-VALUE}).")
+    String project;
+
+    @Option(names = "--json", scope = ScopeType.INHERIT,
+            description = "Machine-readable JSON on stdout (one document per line).")
+    boolean json;
+
+    private final InputStream stdin;
+    private final Map<String, String> env;
+
+    public JiyiCommand(InputStream stdin, Map<String, String> env) {
+        this.stdin = stdin;
+        this.env = env;
+    }
+
+    InputStream stdin() {
+        return stdin;
+    }
+
+    Map<String, String> env() {
+        return env;
+    }
+
+    Home resolveHome() {
+        return Home.resolve(home, env);
+    }
+
+    @Override
+    public void run() {
+        throw new picocli.CommandLine.ParameterException(
+                new picocli.CommandLine(this), "a command is required (see jiyi --help)");
+    }
+}

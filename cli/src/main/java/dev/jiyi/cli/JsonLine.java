@@ -1,0 +1,122 @@
+package dev.jiyi.cli;
+
+import dev.jiyi.authority.InvalidInputException;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * One JSON object from a batch input line, read with strict types: a string field must be a JSON
+ * string, a number a JSON number, and unknown fields are rejected. Errors name the field and rule,
+ * never the value.
+ */
+final class JsonLine {
+
+    private final JsonNode node;
+
+    private JsonLine(JsonNode node) {
+        this.node = node;
+    }
+
+    static JsonLine parse(String line, Set<String> allowed) {
+        JsonNode node;
+        try {
+            node = Output.JSON.readTree(line);
+        } catch (JacksonException e) {
+            throw new InvalidInputException("line", "must be one JSON object");
+        }
+        if (node == null || !node.isObject()) {
+            throw new InvalidInputException("line", "must be one JSON object");
+        }
+        for (String name : node.propertyNames()) {
+            if (!allowed.contains(name)) {
+                throw new InvalidInputException(safeName(name), "unknown field (allowed: " + String.join(", ", allowed) + ")");
+            }
+        }
+        return new JsonLine(node);
+    }
+
+    /** Field names are keys the host wrote, not user content, but stay bounded in messages. */
+    private static String safeName(String name) {
+        return name.length() > 40 ? name.substring(0, 40) + "…" : name;
+    }
+
+    private JsonNode present(String field) {
+        JsonNode v = node.get(field);
+        return v == null || v.isNull() ? null : v;
+    }
+
+    String string(String field) {
+        JsonNode v = present(field);
+        if (v == null) {
+            return null;
+        }
+        if (!v.isString()) {
+            throw new InvalidInputException(field, "must be a string");
+        }
+        return v.stringValue();
+    }
+
+    String requiredString(String field) {
+        String v = string(field);
+        if (v == null) {
+            throw new InvalidInputException(field, "is required");
+        }
+        return v;
+    }
+
+    Double number(String field) {
+        JsonNode v = present(field);
+        if (v == null) {
+            return null;
+        }
+        if (!v.isNumber()) {
+            throw new InvalidInputException(field, "must be a number");
+        }
+        return v.doubleValue();
+    }
+
+    Long integer(String field) {
+        JsonNode v = present(field);
+        if (v == null) {
+            return null;
+        }
+        if (!v.isIntegralNumber() || !v.canConvertToLong()) {
+            throw new InvalidInputException(field, "must be an integer");
+        }
+        return v.longValue();
+    }
+
+    Boolean bool(String field) {
+        JsonNode v = present(field);
+        if (v == null) {
+            return null;
+        }
+        if (!v.isBoolean()) {
+            throw new InvalidInputException(field, "must be true or false");
+        }
+        return v.booleanValue();
+    }
+
+    List<String> strings(String field) {
+        JsonNode v = present(field);
+        if (v == null) {
+            return List.of();
+        }
+        if (!v.isArray()) {
+            throw new InvalidInputException(field, "must be an array of strings");
+        }
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < v.size(); i++) {
+            JsonNode item = v.get(i);
+            if (item == null || !item.isString()) {
+                throw new InvalidInputException(field + "[" + i + "]", "must be a string");
+            }
+            out.add(item.stringValue());
+        }
+        return out;
+    }
+}

@@ -1,0 +1,145 @@
+package dev.jiyi.cli;
+
+import dev.jiyi.authority.Checkpoint;
+import dev.jiyi.authority.DoctorReport;
+import dev.jiyi.authority.Event;
+import dev.jiyi.authority.Memory;
+import dev.jiyi.authority.MemoryView;
+import dev.jiyi.authority.Persona;
+import dev.jiyi.authority.Relation;
+import dev.jiyi.authority.Times;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The stable JSON shapes of {@code --json} output (documented in {@code docs/cli.md}): snake_case
+ * keys in a fixed order, times as UTC ISO-8601 text, absent values as null.
+ */
+final class Views {
+
+    private Views() {
+    }
+
+    static Map<String, Object> event(Event e) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("sequence", e.sequence());
+        m.put("id", e.id());
+        m.put("persona", e.scope().personaId());
+        m.put("project", e.scope().projectId());
+        m.put("role", e.role().code());
+        m.put("source", e.source());
+        m.put("category", e.category().code());
+        m.put("session", e.sessionId());
+        m.put("text", e.text());
+        m.put("occurred_at", Times.format(e.occurredAt()));
+        m.put("ingested_at", Times.format(e.ingestedAt()));
+        m.put("extraction", e.extraction());
+        m.put("extraction_error", e.extractionError());
+        m.put("amended", e.amended());
+        return m;
+    }
+
+    static Map<String, Object> memory(Memory x) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", x.id());
+        m.put("persona", x.scope().personaId());
+        m.put("project", x.scope().projectId());
+        m.put("event", x.eventId());
+        m.put("kind", x.kind().code());
+        m.put("basis", x.basis().code());
+        m.put("text", x.text());
+        m.put("quote", x.quote());
+        m.put("confidence", x.confidence());
+        m.put("subject", x.subject());
+        m.put("fact_key", x.factKey());
+        m.put("valid_at", Times.format(x.validity().validAt()));
+        m.put("invalid_at", Times.format(x.validity().invalidAt()));
+        m.put("revoked_at", Times.format(x.revokedAt()));
+        if (x.emotion() == null) {
+            m.put("emotion", null);
+        } else {
+            Map<String, Object> e = new LinkedHashMap<>();
+            e.put("label", x.emotion().label());
+            e.put("valence", x.emotion().valence());
+            e.put("arousal", x.emotion().arousal());
+            m.put("emotion", e);
+        }
+        m.put("gist", x.gist());
+        m.put("cues", x.cueKeys());
+        m.put("created_at", Times.format(x.createdAt()));
+        return m;
+    }
+
+    static Map<String, Object> relation(Relation r) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("from", r.fromId());
+        m.put("to", r.toId());
+        m.put("type", r.type().code());
+        m.put("created_at", Times.format(r.createdAt()));
+        return m;
+    }
+
+    static Map<String, Object> persona(Persona p) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("persona", p.personaId());
+        m.put("version", p.version());
+        m.put("content", p.content());
+        m.put("note", p.note());
+        m.put("created_at", Times.format(p.createdAt()));
+        return m;
+    }
+
+    static Map<String, Object> checkpoint(Checkpoint c) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", c.id());
+        m.put("persona", c.scope().personaId());
+        m.put("project", c.scope().projectId());
+        m.put("session", c.sessionId());
+        m.put("goal", c.goal());
+        m.put("done", c.done());
+        m.put("pending", c.pending());
+        m.put("constraints", c.constraints());
+        m.put("next", c.nextAction());
+        m.put("covered_seq", c.coveredSequence());
+        m.put("created_at", Times.format(c.createdAt()));
+        m.put("invalidated_at", Times.format(c.invalidatedAt()));
+        m.put("note", "host-reported; not a proof that the work happened");
+        return m;
+    }
+
+    static Map<String, Object> memoryView(MemoryView v) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("memory", memory(v.memory()));
+        Map<String, Object> source = event(v.source());
+        source.remove("text");
+        m.put("source", source);
+        Map<String, Object> page = new LinkedHashMap<>();
+        page.put("page", v.page().page());
+        page.put("total_pages", v.page().totalPages());
+        page.put("page_size", v.page().pageSize());
+        page.put("total_characters", v.page().totalCharacters());
+        page.put("text", v.page().text());
+        m.put("source_page", page);
+        m.put("co_derived", v.coDerived().stream().map(Views::memory).toList());
+        m.put("relations", v.relations().stream().map(Views::relation).toList());
+        return m;
+    }
+
+    static Map<String, Object> doctor(DoctorReport r) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("healthy", r.healthy());
+        m.put("schema_version", r.schemaVersion());
+        m.put("integrity", r.integrity());
+        m.put("foreign_key_violations", r.foreignKeyViolations());
+        m.put("tables", r.tableCounts());
+        m.put("pending_extractions", r.pendingExtractions());
+        m.put("problems", r.problems());
+        return m;
+    }
+
+    static List<Map<String, Object>> personas(List<Persona> ps) {
+        return ps.stream().map(Views::persona).toList();
+    }
+}
