@@ -11,6 +11,7 @@ import java.util.Map;
 
 /** The root {@code jiyi} command: global options, inherited by every subcommand. */
 @Command(name = "jiyi",
+        scope = ScopeType.INHERIT,
         mixinStandardHelpOptions = true,
         version = "jiyi 0.1.0",
         description = "记忆 jiyi: a local long-term memory engine for chat assistants and agents.",

@@ -1,0 +1,21 @@
+package dev.jiyi.cli;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class DemoTest {
+
+    @Test
+    void demoRunsEveryStep() {
+        CliRunner.Result r = new CliRunner(java.nio.file.Path.of("unused")).run("demo");
+        assertThat(r.code()).as(r.toString()).isZero();
+        assertThat(r.out())
+                .contains("demo finished: every step succeeded")
+                .contains("created event demo-1")
+                .contains("already stored, nothing changed")
+                .contains("quote: must be an exact substring")
+                .contains("relations:")
+                .contains("healthy");
+    }
+}
