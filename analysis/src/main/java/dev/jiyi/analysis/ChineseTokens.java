@@ -1,8 +1,5 @@
 package dev.jiyi.analysis;
 
-import com.huaban.analysis.jieba.JiebaSegmenter;
-import com.huaban.analysis.jieba.SegToken;
-
 import java.text.Normalizer;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -18,7 +15,8 @@ import java.util.Locale;
  * analyzer that wraps this class) see identical tokens, so a query tokenized here matches the same
  * way in either. Tokens come out ordered by start offset, then by length, then by text.
  *
- * <p>The jieba dictionary is loaded once per JVM, lazily, on the first call that needs it.
+ * <p>The jieba dictionary is loaded once per JVM, lazily, on the first call that needs it, from a
+ * compact precompiled form (see {@link JiebaDictionary}).
  */
 public final class ChineseTokens {
 
@@ -39,15 +37,10 @@ public final class ChineseTokens {
         String normalized = normalize(text);
         List<Token> tokens = new ArrayList<>();
         BitSet singleCjk = new BitSet(normalized.length());
-        for (SegToken seg : Segmenter.INSTANCE.process(normalized, JiebaSegmenter.SegMode.INDEX)) {
-            String word = seg.word.strip();
-            if (!isWordLike(word)) {
-                continue;
-            }
-            // jieba regularizes characters; keep the text as it appears in the normalized input.
-            int start = seg.startOffset;
-            int end = seg.endOffset;
-            String surface = end <= normalized.length() ? normalized.substring(start, end).strip() : word;
+        for (Segmenter.Segment seg : Holder.SEGMENTER.indexMode(normalized)) {
+            int start = seg.start();
+            int end = seg.end();
+            String surface = normalized.substring(start, end);
             if (!isWordLike(surface)) {
                 continue;
             }
@@ -84,7 +77,7 @@ public final class ChineseTokens {
     /** Loads the jieba dictionary now instead of on first use; returns the time it took, in ms. */
     public static long warmUp() {
         long start = System.nanoTime();
-        Segmenter.INSTANCE.process("预热", JiebaSegmenter.SegMode.INDEX);
+        Holder.SEGMENTER.indexMode("预热");
         return (System.nanoTime() - start) / 1_000_000;
     }
 
@@ -106,30 +99,8 @@ public final class ChineseTokens {
         return false;
     }
 
-    /**
-     * Holder idiom: the segmenter (and its 5 MB dictionary) loads on first use, once. jieba prints
-     * load timings to standard output, which would corrupt {@code --json} output, so the streams
-     * are silenced while it loads.
-     */
-    private static final class Segmenter {
-        static final JiebaSegmenter INSTANCE = load();
-
-        private static JiebaSegmenter load() {
-            java.io.PrintStream out = System.out;
-            java.io.PrintStream err = System.err;
-            java.io.PrintStream silent = new java.io.PrintStream(java.io.OutputStream.nullOutputStream());
-            synchronized (System.class) {
-                System.setOut(silent);
-                System.setErr(silent);
-                try {
-                    JiebaSegmenter segmenter = new JiebaSegmenter();
-                    segmenter.process("预热", JiebaSegmenter.SegMode.INDEX);
-                    return segmenter;
-                } finally {
-                    System.setOut(out);
-                    System.setErr(err);
-                }
-            }
-        }
+    /** Holder idiom: the dictionary loads on first use, once per JVM. */
+    private static final class Holder {
+        static final Segmenter SEGMENTER = new Segmenter(JiebaDictionary.load());
     }
 }
