@@ -98,6 +98,12 @@ public final class Authority implements AutoCloseable {
         }
     }
 
+    private void prepareIndexes() {
+        for (TransactionalIndex index : indexes) {
+            index.prepare();
+        }
+    }
+
     private static void rollback(Statement s, Exception primary) {
         try {
             s.execute("ROLLBACK");
@@ -158,6 +164,9 @@ public final class Authority implements AutoCloseable {
     /** The persona's latest version, or the given one; an absent persona starts neutral (S3). */
     public synchronized Persona persona(String personaId, Integer version) {
         Ids.check("persona", personaId);
+        if (version != null && version < 1) {
+            throw new InvalidInputException("version", "must be at least 1");
+        }
         Persona latest = write("reading persona", () -> {
             Persona current = latestPersona(personaId);
             return current != null ? current : insertPersona(personaId, 1, NEUTRAL_PERSONA, "initialized neutral default");
@@ -260,11 +269,13 @@ public final class Authority implements AutoCloseable {
 
     /** Stores one event in its own transaction (E5), or returns the identical stored one (E2). */
     public synchronized SubmitResult submitEvent(EventSubmission submission) {
+        prepareIndexes();
         return write("submitting an event", () -> submitInTransaction(submission));
     }
 
     /** Stores many events in one transaction; see {@link BatchResult} for a rejected item. */
     public synchronized BatchResult<SubmitResult> submitEvents(List<EventSubmission> submissions) {
+        prepareIndexes();
         return batch("submitting events", submissions, this::submitInTransaction);
     }
 
@@ -334,6 +345,7 @@ public final class Authority implements AutoCloseable {
 
     /** The event with this ID in this scope. */
     public synchronized Optional<Event> event(Scope scope, String eventId) {
+        Ids.check("id", eventId);
         return read("reading an event", () -> eventById(eventId).filter(e -> e.scope().equals(scope)));
     }
 
@@ -355,6 +367,7 @@ public final class Authority implements AutoCloseable {
 
     /** Events of a scope in sequence order, after {@code afterSequence}, at most {@code limit}. */
     public synchronized List<Event> events(Scope scope, long afterSequence, int limit) {
+        Limits.limit("limit", limit);
         return read("listing events", () -> {
             List<Event> out = new ArrayList<>();
             try (PreparedStatement ps = connection.prepareStatement("SELECT " + EVENT_COLUMNS
@@ -377,6 +390,7 @@ public final class Authority implements AutoCloseable {
 
     /** Derives one memory; see {@link #addMemories}. */
     public synchronized Memory addMemory(Scope scope, MemoryDraft draft) {
+        prepareIndexes();
         return write("adding a memory", () -> addInTransaction(scope, draft));
     }
 
@@ -386,6 +400,7 @@ public final class Authority implements AutoCloseable {
      * its text, and its role fits the basis. A fact timeline member closes its neighbours (T4).
      */
     public synchronized BatchResult<Memory> addMemories(List<Derivation> derivations) {
+        prepareIndexes();
         return batch("adding memories", derivations, d -> addInTransaction(d.scope(), d.draft()));
     }
 
@@ -505,6 +520,7 @@ public final class Authority implements AutoCloseable {
 
     /** The memory with this ID in this scope. */
     public synchronized Optional<Memory> memory(Scope scope, String memoryId) {
+        Ids.check("id", memoryId);
         return read("reading a memory", () -> memoryById(memoryId).filter(m -> m.scope().equals(scope)));
     }
 
@@ -538,6 +554,7 @@ public final class Authority implements AutoCloseable {
         if (pageSize < 1) {
             throw new InvalidInputException("page_size", "must be at least 1");
         }
+        Ids.check("id", memoryId);
         return read("reading a memory", () -> {
             Memory memory = memoryById(memoryId).filter(m -> m.scope().equals(scope))
                     .orElseThrow(() -> new NotFoundException("memory", memoryId));
@@ -707,6 +724,7 @@ public final class Authority implements AutoCloseable {
 
     /** Change-log entries after {@code afterSeq}, oldest first: what a derived index follows. */
     public synchronized List<ChangeLog.Entry> changesAfter(long afterSeq, int limit) {
+        Limits.limit("limit", limit);
         return read("reading the change log", () -> changeLog.after(connection, afterSeq, limit));
     }
 }

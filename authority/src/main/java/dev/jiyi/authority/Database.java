@@ -18,8 +18,10 @@ import java.util.List;
 
 /**
  * Opening the database is one procedure (O1, O2): create the file private to its owner, configure
- * the connection (WAL, foreign keys, busy timeout, full sync), then in one immediate transaction read
- * {@code user_version}, refuse a newer schema, apply migrations 1, 2, 3 in order and set the version.
+ * the connection (foreign keys, busy timeout, full sync), refuse a newer schema before changing
+ * anything, switch to WAL, and, when the schema is older than this build's, take the write lock,
+ * read {@code user_version} again, apply the missing migrations in order and set the version, all
+ * in one transaction. An up-to-date database is opened without taking the write lock.
  */
 public final class Database {
 
@@ -47,8 +49,21 @@ public final class Database {
             throw new StorageException("opening the database", e);
         }
         try {
-            migrate(connection);
+            // Refuse a newer schema before anything can change the file (even the journal mode).
+            int version = userVersion(connection);
+            if (version > SCHEMA_VERSION) {
+                throw newer(version);
+            }
+            try (Statement s = connection.createStatement()) {
+                s.execute("PRAGMA journal_mode = WAL");
+            }
+            if (version < SCHEMA_VERSION) {
+                migrate(connection);
+            }
             return connection;
+        } catch (SQLException e) {
+            closeQuietly(connection, new RuntimeException(e));
+            throw new StorageException("opening the database", e);
         } catch (RuntimeException e) {
             closeQuietly(connection, e);
             throw e;
@@ -58,7 +73,6 @@ public final class Database {
     static SQLiteConfig config() {
         SQLiteConfig config = new SQLiteConfig();
         config.setBusyTimeout(BUSY_TIMEOUT_MS);
-        config.setJournalMode(SQLiteConfig.JournalMode.WAL);
         config.enforceForeignKeys(true);
         // FULL: an acknowledged commit survives power loss too, not only a killed process.
         config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
@@ -101,8 +115,7 @@ public final class Database {
             try {
                 int version = userVersion(c);
                 if (version > SCHEMA_VERSION) {
-                    throw new RefusedException("database schema version " + version
-                            + " is newer than this jiyi supports (" + SCHEMA_VERSION + "); upgrade jiyi, the file was not changed");
+                    throw newer(version);
                 }
                 for (int next = version + 1; next <= SCHEMA_VERSION; next++) {
                     for (String sql : statements(MIGRATIONS.get(next - 1))) {
@@ -118,6 +131,11 @@ public final class Database {
         } catch (SQLException e) {
             throw new StorageException("migrating the schema", e);
         }
+    }
+
+    private static RefusedException newer(int version) {
+        return new RefusedException("database schema version " + version + " is newer than this jiyi supports ("
+                + SCHEMA_VERSION + "); upgrade jiyi, the file was not changed");
     }
 
     public static int userVersion(Connection c) throws SQLException {

@@ -33,12 +33,10 @@ public record EventSubmission(
         if (text.length() > Limits.MAX_EVENT_TEXT) {
             throw new InvalidInputException("text", "must be at most " + Limits.MAX_EVENT_TEXT + " characters");
         }
-        if (text.indexOf('\u0000') >= 0) {
-            throw new InvalidInputException("text", "must not contain NUL characters");
-        }
+        Limits.wellFormed("text", text);
         source = source == null ? DEFAULT_SOURCE : Limits.requireText("source", source, Limits.MAX_LABEL);
         category = category == null ? Category.CONVERSATION : category;
         sessionId = sessionId == null ? DEFAULT_SESSION : Ids.check("session", sessionId);
-        occurredAt = occurredAt == null ? null : Times.truncate(occurredAt);
+        occurredAt = occurredAt == null ? null : Times.checkRange("occurred_at", Times.truncate(occurredAt));
     }
 }

@@ -28,7 +28,7 @@ public final class Ids {
                 throw new InvalidInputException(field, "must not contain whitespace or control characters");
             }
         }
-        return value;
+        return Limits.wellFormed(field, value);
     }
 
     static void checkScopeId(String field, String value) {

@@ -45,8 +45,37 @@ public final class Limits {
         if (value.length() > max) {
             throw new InvalidInputException(field, "must be at most " + max + " characters");
         }
-        if (value.indexOf('\u0000') >= 0) {
-            throw new InvalidInputException(field, "must not contain NUL characters");
+        return wellFormed(field, value);
+    }
+
+    /**
+     * Rejects NUL characters and unpaired surrogates: SQLite stores UTF-8, which cannot carry half a
+     * surrogate pair, so such text would silently come back altered.
+     */
+    public static String wellFormed(String field, String value) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c == '\u0000') {
+                throw new InvalidInputException(field, "must not contain NUL characters");
+            }
+            if (Character.isHighSurrogate(c)) {
+                if (i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
+                    i++;
+                    continue;
+                }
+                throw new InvalidInputException(field, "must be valid Unicode (no unpaired surrogates)");
+            }
+            if (Character.isLowSurrogate(c)) {
+                throw new InvalidInputException(field, "must be valid Unicode (no unpaired surrogates)");
+            }
+        }
+        return value;
+    }
+
+    /** A row limit: zero or more. */
+    public static int limit(String field, int value) {
+        if (value < 0) {
+            throw new InvalidInputException(field, "must not be negative");
         }
         return value;
     }

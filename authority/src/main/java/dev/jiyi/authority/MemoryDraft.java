@@ -43,8 +43,8 @@ public final class MemoryDraft {
         this.quote = Limits.requireText("quote", b.quote, Limits.MAX_QUOTE);
         this.subject = Limits.optionalText("subject", b.subject, Limits.MAX_LABEL);
         this.factKey = Limits.optionalText("fact_key", b.factKey, Limits.MAX_LABEL);
-        this.validAt = b.validAt == null ? null : Times.truncate(b.validAt);
-        this.invalidAt = b.invalidAt == null ? null : Times.truncate(b.invalidAt);
+        this.validAt = b.validAt == null ? null : Times.checkRange("valid_at", Times.truncate(b.validAt));
+        this.invalidAt = b.invalidAt == null ? null : Times.checkRange("invalid_at", Times.truncate(b.invalidAt));
         double c = b.confidence == null ? DEFAULT_CONFIDENCE : b.confidence;
         if (!(c >= 0.0 && c <= 1.0)) {
             throw new InvalidInputException("confidence", "must be a number in [0, 1]");

@@ -9,12 +9,27 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
+import java.time.temporal.TemporalAccessor;
 
 /**
  * Public times (E4): input must carry an offset or zone; everything is stored and returned in UTC,
- * at microsecond precision, as fixed-width ISO-8601 text that sorts chronologically.
+ * at microsecond precision, as fixed-width ISO-8601 text that sorts chronologically. Years are limited
+ * to 0001..9999 so that the text stays fixed-width.
  */
 public final class Times {
+
+    /** Stored times are fixed-width text, which sorts chronologically only within four-digit years. */
+    private static final Instant MIN = Instant.parse("0001-01-01T00:00:00Z");
+    private static final Instant MAX = Instant.parse("9999-12-31T23:59:59.999999Z");
+
+    /** A local date-time, then an optional offset, then an optional [zone]: one of the two is required. */
+    private static final DateTimeFormatter INPUT = new java.time.format.DateTimeFormatterBuilder()
+            .append(DateTimeFormatter.ISO_LOCAL_DATE_TIME)
+            .optionalStart().appendOffsetId().optionalEnd()
+            .optionalStart().appendLiteral('[').parseCaseSensitive().appendZoneRegionId().appendLiteral(']').optionalEnd()
+            .toFormatter()
+            .withResolverStyle(java.time.format.ResolverStyle.STRICT)
+            .withChronology(java.time.chrono.IsoChronology.INSTANCE);
 
     private static final DateTimeFormatter STORED =
             DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC);
@@ -31,34 +46,38 @@ public final class Times {
             throw new InvalidInputException(field, "is required");
         }
         String text = value.strip();
+        TemporalAccessor parsed;
         try {
-            return truncate(OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant());
-        } catch (DateTimeParseException notOffset) {
-            // fall through to zoned and local forms
+            parsed = INPUT.parseBest(text, ZonedDateTime::from, OffsetDateTime::from, LocalDateTime::from);
+        } catch (DateTimeParseException e) {
+            if (isLocalDate(text)) {
+                throw new InvalidInputException(field, "must include a UTC offset or zone, and a time of day");
+            }
+            throw new InvalidInputException(field,
+                    "must be an ISO-8601 time with an offset, like 2024-05-01T10:00:00+08:00");
         }
-        try {
-            return truncate(ZonedDateTime.parse(text, DateTimeFormatter.ISO_ZONED_DATE_TIME).toInstant());
-        } catch (DateTimeParseException notZoned) {
-            // fall through
-        }
-        if (isLocal(text)) {
-            throw new InvalidInputException(field, "must include a UTC offset or zone (for example +08:00 or Z)");
-        }
-        throw new InvalidInputException(field,
-                "must be an ISO-8601 time with an offset, like 2024-05-01T10:00:00+08:00");
+        Instant instant = switch (parsed) {
+            case ZonedDateTime z -> z.toInstant();
+            case OffsetDateTime o -> o.toInstant();
+            default -> throw new InvalidInputException(field, "must include a UTC offset or zone (for example +08:00 or Z)");
+        };
+        return checkRange(field, truncate(instant));
     }
 
-    private static boolean isLocal(String text) {
+    /** Rejects instants outside the years 0001..9999, whose stored text would not sort correctly. */
+    public static Instant checkRange(String field, Instant instant) {
+        if (instant != null && (instant.isBefore(MIN) || instant.isAfter(MAX))) {
+            throw new InvalidInputException(field, "must be between the years 0001 and 9999");
+        }
+        return instant;
+    }
+
+    private static boolean isLocalDate(String text) {
         try {
-            LocalDateTime.parse(text);
+            LocalDate.parse(text);
             return true;
         } catch (DateTimeParseException e) {
-            try {
-                LocalDate.parse(text);
-                return true;
-            } catch (DateTimeParseException e2) {
-                return false;
-            }
+            return false;
         }
     }
 

@@ -10,6 +10,13 @@ import java.sql.SQLException;
  */
 public interface TransactionalIndex {
 
+    /**
+     * Called before a write transaction that will add rows, outside any lock: the place to load
+     * expensive resources (a dictionary) so that the write lock is not held while they load.
+     */
+    default void prepare() {
+    }
+
     /** A raw event was inserted. */
     void eventAdded(Connection tx, Event event) throws SQLException;
 

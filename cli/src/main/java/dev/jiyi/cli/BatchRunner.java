@@ -4,10 +4,12 @@ import dev.jiyi.authority.BatchResult;
 import dev.jiyi.authority.InvalidInputException;
 import dev.jiyi.authority.JiyiException;
 
-import java.io.BufferedReader;
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -59,59 +61,110 @@ final class BatchRunner<I, R> {
     }
 
     Outcome<R> run(Path file, InputStream stdin, Output out) {
-        try (BufferedReader reader = open(file, stdin)) {
-            return run(reader, out);
+        try (InputStream in = open(file, stdin)) {
+            return run(new LineInput(in), out);
         } catch (IOException e) {
             throw new InvalidInputException("batch", "input cannot be read (" + e.getClass().getSimpleName() + ")");
         }
     }
 
-    private static BufferedReader open(Path file, InputStream stdin) throws IOException {
-        var decoder = StandardCharsets.UTF_8.newDecoder()
-                .onMalformedInput(CodingErrorAction.REPORT)
-                .onUnmappableCharacter(CodingErrorAction.REPORT);
+    private static InputStream open(Path file, InputStream stdin) throws IOException {
         if (file.toString().equals("-")) {
-            return new BufferedReader(new InputStreamReader(stdin, decoder));
+            return new BufferedInputStream(stdin, 1 << 16);
         }
         if (!Files.isRegularFile(file)) {
             throw new InvalidInputException("batch", "file does not exist or is not a regular file");
         }
-        return new BufferedReader(new InputStreamReader(Files.newInputStream(file), decoder));
+        return new BufferedInputStream(Files.newInputStream(file), 1 << 16);
     }
 
-    private Outcome<R> run(BufferedReader reader, Output out) throws IOException {
+    /**
+     * Lines as bytes, decoded one at a time, so that a line that is not UTF-8 is reported with its
+     * own number and the lines before it are unaffected.
+     */
+    private static final class LineInput {
+        private final InputStream in;
+        private final ByteArrayOutputStream line = new ByteArrayOutputStream();
+
+        LineInput(InputStream in) {
+            this.in = in;
+        }
+
+        /** The next line's bytes without its terminator, or null at the end of input. */
+        byte[] next() throws IOException {
+            line.reset();
+            int b;
+            boolean any = false;
+            while ((b = in.read()) != -1) {
+                any = true;
+                if (b == '\n') {
+                    break;
+                }
+                if (line.size() > MAX_LINE * 4) {
+                    continue; // keep consuming; the line is rejected as too long
+                }
+                line.write(b);
+            }
+            if (!any) {
+                return null;
+            }
+            byte[] bytes = line.toByteArray();
+            int n = bytes.length;
+            if (n > 0 && bytes[n - 1] == '\r') {
+                return java.util.Arrays.copyOf(bytes, n - 1);
+            }
+            return bytes;
+        }
+
+        /** True when more input is buffered or immediately readable. */
+        boolean waiting() throws IOException {
+            return in.available() > 0;
+        }
+    }
+
+    private static String decode(byte[] bytes) {
+        if (bytes.length > MAX_LINE * 4) {
+            throw new InvalidInputException("line", "must be at most " + MAX_LINE + " characters");
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException e) {
+            throw new InvalidInputException("line", "must be UTF-8 text");
+        }
+    }
+
+    private Outcome<R> run(LineInput input, Output out) throws IOException {
         List<R> committed = new ArrayList<>();
         List<I> chunk = new ArrayList<>();
         List<Integer> chunkLines = new ArrayList<>();
         int lineNumber = 0;
         while (true) {
-            String line;
-            try {
-                line = reader.readLine();
-            } catch (java.nio.charset.CharacterCodingException e) {
-                Outcome<R> flushed = flush(chunk, chunkLines, committed, out);
-                return flushed != null ? flushed
-                        : new Outcome<>(committed, lineNumber + 1, new InvalidInputException("line", "must be UTF-8 text"));
-            }
-            if (line == null) {
+            byte[] bytes = input.next();
+            if (bytes == null) {
                 break;
             }
             lineNumber++;
-            if (!line.isBlank()) {
-                I item;
-                try {
-                    if (line.length() > MAX_LINE) {
-                        throw new InvalidInputException("line", "must be at most " + MAX_LINE + " characters");
-                    }
-                    item = parser.apply(JsonLine.parse(line, fields));
-                } catch (InvalidInputException e) {
-                    Outcome<R> flushed = flush(chunk, chunkLines, committed, out);
-                    return flushed != null ? flushed : new Outcome<>(committed, lineNumber, e);
+            I item = null;
+            try {
+                String line = decode(bytes);
+                if (line.length() > MAX_LINE) {
+                    throw new InvalidInputException("line", "must be at most " + MAX_LINE + " characters");
                 }
+                if (!line.isBlank()) {
+                    item = parser.apply(JsonLine.parse(line, fields));
+                }
+            } catch (InvalidInputException e) {
+                Outcome<R> flushed = flush(chunk, chunkLines, committed, out);
+                return flushed != null ? flushed : new Outcome<>(committed, lineNumber, e);
+            }
+            if (item != null) {
                 chunk.add(item);
                 chunkLines.add(lineNumber);
             }
-            if (chunk.size() >= chunkSize || (!chunk.isEmpty() && !reader.ready())) {
+            if (chunk.size() >= chunkSize || (!chunk.isEmpty() && !input.waiting())) {
                 Outcome<R> failed = flush(chunk, chunkLines, committed, out);
                 if (failed != null) {
                     return failed;

@@ -13,6 +13,8 @@ import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /** Entry point of {@code jiyi}. {@code System.exit} is called here and nowhere else. */
@@ -34,7 +36,7 @@ public final class Main {
                 .setOut(outWriter)
                 .setErr(errWriter)
                 .setCaseInsensitiveEnumValuesAllowed(true)
-                .setParameterExceptionHandler(Main::parameterError)
+                .setParameterExceptionHandler((ex, a) -> parameterError(ex, a, jsonRequested(args)))
                 .setExecutionExceptionHandler((e, commandLine, parseResult) -> executionError(e, commandLine, root));
         int code = cli.execute(args);
         outWriter.flush();
@@ -63,25 +65,36 @@ public final class Main {
      * Picocli's own messages may quote the offending value ("... but was 'xyz'"); ours name the
      * option and the rule only (O7).
      */
-    private static int parameterError(ParameterException ex, String[] args) {
-        CommandLine cmd = ex.getCommandLine();
-        boolean json = false;
-        Object rootObject = cmd.getCommandSpec().root().userObject();
-        if (rootObject instanceof JiyiCommand root) {
-            json = root.json;
+    /** True when {@code --json} appears among the options, so that even a parse error is JSON. */
+    private static boolean jsonRequested(String[] args) {
+        for (String a : args) {
+            if (a.equals("--")) {
+                return false;
+            }
+            if (a.equals("--json")) {
+                return true;
+            }
         }
+        return false;
+    }
+
+    private static int parameterError(ParameterException ex, String[] args, boolean json) {
+        CommandLine cmd = ex.getCommandLine();
         Output out = new Output(cmd.getOut(), cmd.getErr(), json);
         String message;
         if (ex instanceof UnmatchedArgumentException unmatched) {
-            long options = unmatched.getUnmatched().stream().filter(a -> a.startsWith("-")).count();
-            String names = String.join(", ", unmatched.getUnmatched().stream().filter(a -> a.startsWith("--")).toList());
-            message = options > 0 && !names.isEmpty()
-                    ? "unknown option " + names + " (see --help)"
+            List<String> names = unmatched.getUnmatched().stream()
+                    .filter(a -> a.startsWith("--"))
+                    .map(a -> a.contains("=") ? a.substring(0, a.indexOf('=')) : a)
+                    .filter(a -> a.length() <= 40)
+                    .distinct().toList();
+            message = !names.isEmpty()
+                    ? "unknown option " + String.join(", ", names) + " (see --help)"
                     : "unexpected argument(s) (see --help)";
         } else if (ex.getArgSpec() != null && ex.getMessage() != null && ex.getMessage().startsWith("Invalid value")) {
             message = argName(ex.getArgSpec()) + ": " + conversionRule(ex);
         } else {
-            message = ex.getMessage();
+            message = withoutValues(ex.getMessage(), args, cmd);
         }
         out.error(ExitCode.INVALID, message);
         if (!json) {
@@ -89,6 +102,46 @@ public final class Main {
             cmd.getErr().flush();
         }
         return ExitCode.INVALID;
+    }
+
+    /**
+     * Picocli's remaining messages (missing options, mutually exclusive options) may quote the values
+     * given. If any given value appears in the message, it is replaced by one naming only the known
+     * options that were used (O7).
+     */
+    private static String withoutValues(String message, String[] args, CommandLine cmd) {
+        String text = message == null ? "invalid command line" : message.replaceFirst("^Error: ", "");
+        boolean echoes = false;
+        List<String> options = new ArrayList<>();
+        for (String a : args) {
+            if (a.startsWith("--")) {
+                String name = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
+                if (cmd.getCommandSpec().findOption(name) != null && !options.contains(name)) {
+                    options.add(name);
+                }
+                if (a.contains("=") && text.contains(a.substring(a.indexOf('=') + 1))) {
+                    echoes = true;
+                }
+            } else if (!a.isEmpty() && !a.startsWith("-") && cmd.getCommandSpec().subcommands().get(a) == null
+                    && !isCommandName(cmd, a) && text.contains(a)) {
+                echoes = true;
+            }
+        }
+        if (!echoes) {
+            return text;
+        }
+        String kind = text.startsWith("Missing") ? "missing required options"
+                : "these options cannot be used together";
+        return kind + " (options given: " + String.join(", ", options) + "; see --help)";
+    }
+
+    private static boolean isCommandName(CommandLine cmd, String a) {
+        for (CommandLine c = cmd; c != null; c = c.getParent()) {
+            if (c.getCommandName().equals(a)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String argName(ArgSpec spec) {

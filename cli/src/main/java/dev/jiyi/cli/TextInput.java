@@ -24,6 +24,9 @@ final class TextInput {
         try {
             if (file.toString().equals("-")) {
                 bytes = stdin.readNBytes(maxChars * 4 + 1);
+                if (bytes.length > maxChars * 4) {
+                    throw new InvalidInputException(field, "must be at most " + maxChars + " characters");
+                }
             } else {
                 if (!Files.isRegularFile(file)) {
                     throw new InvalidInputException(field, "file does not exist or is not a regular file");
@@ -36,13 +39,18 @@ final class TextInput {
         } catch (IOException e) {
             throw new InvalidInputException(field, "file cannot be read (" + e.getClass().getSimpleName() + ")");
         }
+        String text;
         try {
-            return StandardCharsets.UTF_8.newDecoder()
+            text = StandardCharsets.UTF_8.newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
                     .decode(java.nio.ByteBuffer.wrap(bytes)).toString();
         } catch (CharacterCodingException e) {
             throw new InvalidInputException(field, "file must be UTF-8 text");
         }
+        if (text.length() > maxChars) {
+            throw new InvalidInputException(field, "must be at most " + maxChars + " characters");
+        }
+        return text;
     }
 }

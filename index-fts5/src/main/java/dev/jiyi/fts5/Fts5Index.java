@@ -20,6 +20,12 @@ import java.util.Set;
  */
 public final class Fts5Index implements TransactionalIndex {
 
+    /** Loads the jieba dictionary before the write lock is taken. */
+    @Override
+    public void prepare() {
+        ChineseTokens.warmUp();
+    }
+
     @Override
     public void eventAdded(Connection tx, Event event) throws SQLException {
         insert(tx, "INSERT INTO events_fts (rowid, tokens) VALUES (?, ?)", event.sequence(),

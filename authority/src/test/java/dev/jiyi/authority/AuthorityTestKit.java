@@ -1,0 +1,186 @@
+package dev.jiyi.authority;
+
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Shared fixtures of the authority behaviour tests: scopes, times, event and memory builders, raw SQL. */
+final class AuthorityTestKit {
+
+    static final Scope ALICE_WORK = new Scope("alice", "work");
+    static final Scope ALICE_HOME = new Scope("alice", "home");
+    static final Scope BOB_WORK = new Scope("bob", "work");
+    static final Scope CJK_SCOPE = new Scope("小明", "项目-甲");
+
+    static final String SESSION = "s1";
+
+    private AuthorityTestKit() {
+    }
+
+    static Authority open(Path dir) {
+        return Authority.open(dir.resolve("jiyi.db"), List.of());
+    }
+
+    static Authority open(Path dir, TransactionalIndex index) {
+        return Authority.open(dir.resolve("jiyi.db"), List.of(index));
+    }
+
+    static Path dbFile(Path dir) {
+        return dir.resolve("jiyi.db");
+    }
+
+    static Instant t(String iso) {
+        return Times.parse("time", iso);
+    }
+
+    static EventSubmission event(String id, Scope scope, Role role, String text, Instant occurredAt) {
+        return new EventSubmission(id, scope, role, text, "test", Category.CONVERSATION, SESSION, occurredAt);
+    }
+
+    static EventSubmission event(String id, Scope scope, Role role, String text) {
+        return event(id, scope, role, text, t("2024-05-01T10:00:00+08:00"));
+    }
+
+    static EventSubmission reference(String id, Scope scope, String text) {
+        return new EventSubmission(id, scope, Role.USER, text, "test", Category.REFERENCE, SESSION,
+                t("2024-05-01T10:00:00+08:00"));
+    }
+
+    static Event submit(Authority a, EventSubmission s) {
+        SubmitResult r = a.submitEvent(s);
+        return r.event();
+    }
+
+    /** A user-stated fact whose quote is the whole event text. */
+    static MemoryDraft.Builder userFact(Event source, String text) {
+        return MemoryDraft.builder(source.id()).kind(Kind.FACT).basis(Basis.USER_STATEMENT).text(text)
+                .quote(source.text());
+    }
+
+    /** A timeline member: user-stated fact with subject and fact key, valid from {@code validAt}. */
+    static MemoryDraft timelineFact(Event source, String subject, String key, Instant validAt) {
+        return MemoryDraft.builder(source.id()).kind(Kind.FACT).basis(Basis.USER_STATEMENT)
+                .text(subject + " " + key + " @ " + validAt).quote(source.text())
+                .subject(subject).factKey(key).validAt(validAt).build();
+    }
+
+    /**
+     * Asserts that {@code call} is rejected as invalid input naming {@code field}, and that none of
+     * {@code badValues} appears in the message (O7).
+     */
+    static void assertInvalid(ThrowingCallable call, String field, String... badValues) {
+        assertThatThrownBy(call).isInstanceOfSatisfying(InvalidInputException.class, e -> {
+            assertThat(e.field()).as("field named by the error").isEqualTo(field);
+            assertThat(e.getMessage()).as("message names the field").contains(field);
+            for (String bad : badValues) {
+                assertThat(e.getMessage()).as("message must not echo the input value").doesNotContain(bad);
+            }
+        });
+    }
+
+    /** A raw connection to the same file, outside the authority (foreign keys off unless asked). */
+    static Connection raw(Path file) throws SQLException {
+        return DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath());
+    }
+
+    static long count(Path file, String sql) throws SQLException {
+        try (Connection c = raw(file); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    static String string(Path file, String sql) throws SQLException {
+        try (Connection c = raw(file); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            return rs.next() ? rs.getString(1) : null;
+        }
+    }
+
+    static List<String> strings(Path file, String sql) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (Connection c = raw(file); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            while (rs.next()) {
+                out.add(rs.getString(1));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * A derived index that writes what it is told into a table of the same database, inside the
+     * authority's transaction, so the log shows exactly what committed.
+     */
+    static final class RecordingIndex implements TransactionalIndex {
+        final List<String> calls = Collections.synchronizedList(new ArrayList<>());
+        volatile String failOnEventText;
+
+        @Override
+        public void eventAdded(Connection tx, Event event) throws SQLException {
+            calls.add("event:" + event.id());
+            if (failOnEventText != null && event.text().contains(failOnEventText)) {
+                throw new SQLException("index refused the event");
+            }
+            log(tx, "event", event.id(), event.text());
+        }
+
+        @Override
+        public void eventRemoved(Connection tx, long sequence) throws SQLException {
+            log(tx, "event-removed", Long.toString(sequence), null);
+        }
+
+        @Override
+        public void memoryAdded(Connection tx, long rowId, Memory memory) throws SQLException {
+            calls.add("memory:" + memory.id());
+            log(tx, "memory", memory.id(), memory.text() + "|" + String.join("|", memory.cueKeys()));
+        }
+
+        @Override
+        public void memoryRemoved(Connection tx, long rowId) throws SQLException {
+            log(tx, "memory-removed", Long.toString(rowId), null);
+        }
+
+        private static void log(Connection tx, String what, String id, String text) throws SQLException {
+            try (Statement s = tx.createStatement()) {
+                s.execute("CREATE TABLE IF NOT EXISTS test_index_log (n INTEGER PRIMARY KEY, what TEXT, id TEXT, text TEXT)");
+            }
+            try (var ps = tx.prepareStatement("INSERT INTO test_index_log (what, id, text) VALUES (?, ?, ?)")) {
+                ps.setString(1, what);
+                ps.setString(2, id);
+                ps.setString(3, text);
+                ps.executeUpdate();
+            }
+        }
+
+        /** What committed into the index log, in order, as {@code what:id}. */
+        static List<String> committed(Path file) throws SQLException {
+            try (Connection c = raw(file); Statement s = c.createStatement()) {
+                try (ResultSet rs = s.executeQuery(
+                        "SELECT count(*) FROM sqlite_master WHERE name = 'test_index_log'")) {
+                    rs.next();
+                    if (rs.getInt(1) == 0) {
+                        return List.of();
+                    }
+                }
+                List<String> out = new ArrayList<>();
+                try (ResultSet rs = s.executeQuery("SELECT what, id FROM test_index_log ORDER BY n")) {
+                    while (rs.next()) {
+                        out.add(rs.getString(1) + ":" + rs.getString(2));
+                    }
+                }
+                return out;
+            }
+        }
+    }
+}
