@@ -9,7 +9,8 @@ import java.util.Locale;
 
 /**
  * The one token stream every jiyi index sees: jieba index mode (which also emits the sub-words of
- * long words) plus every individual CJK character, over NFKC-normalized, lower-cased text.
+ * long words) plus every individual CJK character, over NFKC-normalized, lower-cased text. English
+ * words are reduced to their Porter stems ({@code moved}, {@code moving} → {@code move}).
  *
  * <p>Both the FTS5 index (fed the tokens as space-separated text) and the Lucene index (through an
  * analyzer that wraps this class) see identical tokens, so a query tokenized here matches the same
@@ -44,7 +45,7 @@ public final class ChineseTokens {
             if (!isWordLike(surface)) {
                 continue;
             }
-            tokens.add(new Token(surface, start, end));
+            tokens.add(new Token(isAsciiWord(surface) ? PorterStemmer.stem(surface) : surface, start, end));
             if (end - start == 1 && isCjk(normalized.charAt(start))) {
                 singleCjk.set(start);
             }
@@ -69,6 +70,22 @@ public final class ChineseTokens {
         return terms;
     }
 
+    /**
+     * The distinct terms of a query that can be evidence: its tokens without {@link StopWords}, in
+     * order of first appearance. Empty when the query shares nothing searchable with any text (R6).
+     */
+    public static List<String> queryTerms(String query) {
+        String normalized = normalize(query);
+        java.util.LinkedHashSet<String> distinct = new java.util.LinkedHashSet<>();
+        for (Token token : tokenize(query)) {
+            String surface = normalized.substring(token.start(), token.end());
+            if (!StopWords.contains(surface) && !StopWords.contains(token.text())) {
+                distinct.add(token.text());
+            }
+        }
+        return List.copyOf(distinct);
+    }
+
     /** The tokens joined by single spaces: the form FTS5 indexes. */
     public static String indexText(String text) {
         return String.join(" ", terms(text));
@@ -88,6 +105,16 @@ public final class ChineseTokens {
                 || script == Character.UnicodeScript.HIRAGANA
                 || script == Character.UnicodeScript.KATAKANA
                 || script == Character.UnicodeScript.HANGUL;
+    }
+
+    private static boolean isAsciiWord(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 'a' || c > 'z') {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean isWordLike(String s) {

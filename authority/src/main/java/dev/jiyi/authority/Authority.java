@@ -9,7 +9,10 @@ import java.sql.Statement;
 import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -39,6 +42,7 @@ public final class Authority implements AutoCloseable {
     private final Connection connection;
     private final List<TransactionalIndex> indexes;
     private final ChangeLog changeLog = new ChangeLog();
+    private final java.util.concurrent.atomic.AtomicLong memoryRowsRead = new java.util.concurrent.atomic.AtomicLong();
 
     private Authority(Connection connection, List<TransactionalIndex> indexes) {
         this.connection = connection;
@@ -713,6 +717,194 @@ public final class Authority implements AutoCloseable {
                 }
             }
         });
+    }
+
+    // ---------------------------------------------------------------- recall reads (R4, R7)
+
+    /** Memory rows materialized for recall since this authority was opened: what R4 bounds. */
+    public long memoryRowsRead() {
+        return memoryRowsRead.get();
+    }
+
+    /** Lexical memory candidates from {@code index}, inside one read transaction. */
+    public synchronized List<Candidate> memoryCandidates(CandidateIndex index, Scope scope, String query, int limit) {
+        Limits.limit("limit", limit);
+        return read("finding memory candidates", () -> index.memories(connection, scope, query, limit));
+    }
+
+    /** Lexical raw-event candidates from {@code index}, inside one read transaction. */
+    public synchronized List<Candidate> eventCandidates(CandidateIndex index, Scope scope, String query, int limit) {
+        Limits.limit("limit", limit);
+        return read("finding event candidates", () -> index.events(connection, scope, query, limit));
+    }
+
+    /**
+     * Source-event keys: the row numbers of the memories derived from each of these events, read
+     * from the event-ID index without loading memory rows.
+     */
+    public synchronized Map<Long, List<Long>> derivedMemoryRows(Collection<Long> eventSequences) {
+        return read("finding derived memories", () -> {
+            Map<Long, List<Long>> out = new LinkedHashMap<>();
+            if (eventSequences.isEmpty()) {
+                return out;
+            }
+            try (PreparedStatement ps = connection.prepareStatement("SELECT e.sequence, m.seq FROM events e "
+                    + "JOIN memories m ON m.event_id = e.id WHERE e.sequence IN (" + placeholders(eventSequences.size())
+                    + ") ORDER BY e.sequence, m.seq")) {
+                bind(ps, eventSequences);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.computeIfAbsent(rs.getLong(1), k -> new ArrayList<>()).add(rs.getLong(2));
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
+    /**
+     * Conversation context: for each of these events, the events just before and after it in the
+     * same scope and session (by sequence), read from the session index.
+     */
+    public synchronized Map<Long, List<Long>> adjacentEvents(Collection<Long> eventSequences) {
+        return read("finding adjacent events", () -> {
+            Map<Long, List<Long>> out = new LinkedHashMap<>();
+            try (PreparedStatement before = connection.prepareStatement("SELECT n.sequence FROM events e JOIN events n "
+                    + "ON n.persona_id = e.persona_id AND n.project_id = e.project_id AND n.session_id = e.session_id "
+                    + "AND n.sequence < e.sequence WHERE e.sequence = ? ORDER BY n.sequence DESC LIMIT 1");
+                 PreparedStatement after = connection.prepareStatement("SELECT n.sequence FROM events e JOIN events n "
+                    + "ON n.persona_id = e.persona_id AND n.project_id = e.project_id AND n.session_id = e.session_id "
+                    + "AND n.sequence > e.sequence WHERE e.sequence = ? ORDER BY n.sequence LIMIT 1")) {
+                for (Long seq : eventSequences) {
+                    List<Long> neighbours = new ArrayList<>(2);
+                    for (PreparedStatement ps : List.of(before, after)) {
+                        ps.setLong(1, seq);
+                        try (ResultSet rs = ps.executeQuery()) {
+                            if (rs.next()) {
+                                neighbours.add(rs.getLong(1));
+                            }
+                        }
+                    }
+                    out.put(seq, neighbours);
+                }
+            }
+            return out;
+        });
+    }
+
+    /** One-hop {@code related} links of these memories, in both directions, without loading memory rows. */
+    public synchronized List<RelatedLink> relatedLinks(Collection<Long> memoryRows) {
+        return read("finding related memories", () -> {
+            List<RelatedLink> out = new ArrayList<>();
+            if (memoryRows.isEmpty()) {
+                return out;
+            }
+            String in = placeholders(memoryRows.size());
+            try (PreparedStatement ps = connection.prepareStatement("SELECT a.seq, b.seq FROM relations r "
+                    + "JOIN memories a ON a.id = r.from_id JOIN memories b ON b.id = r.to_id "
+                    + "WHERE r.type = 'related' AND a.seq IN (" + in + ") "
+                    + "UNION SELECT b.seq, a.seq FROM relations r "
+                    + "JOIN memories a ON a.id = r.from_id JOIN memories b ON b.id = r.to_id "
+                    + "WHERE r.type = 'related' AND b.seq IN (" + in + ") ORDER BY 1, 2")) {
+                bind(ps, memoryRows);
+                int i = memoryRows.size() + 1;
+                for (Long row : memoryRows) {
+                    ps.setLong(i++, row);
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(new RelatedLink(rs.getLong(1), rs.getLong(2)));
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
+    /**
+     * Loads these memories of {@code scope} (and their source events' times) for recall: the only
+     * place recall reads memory rows, so the count of rows it reads is exactly the count asked for.
+     */
+    public synchronized List<RecallRow> recallRows(Scope scope, Collection<Long> memoryRows) {
+        return read("loading recall candidates", () -> {
+            List<RecallRow> out = new ArrayList<>();
+            if (memoryRows.isEmpty()) {
+                return out;
+            }
+            String columns = MEMORY_COLUMNS.replaceAll("(^|, )", "$1m.");
+            try (PreparedStatement ps = connection.prepareStatement("SELECT " + columns + ", e.occurred_at "
+                    + "FROM memories m JOIN events e ON e.id = m.event_id WHERE m.seq IN ("
+                    + placeholders(memoryRows.size()) + ") AND m.persona_id = ? AND m.project_id = ? ORDER BY m.seq")) {
+                bind(ps, memoryRows);
+                ps.setString(memoryRows.size() + 1, scope.personaId());
+                ps.setString(memoryRows.size() + 2, scope.projectId());
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(new RecallRow(rs.getLong(1), memory(rs), Times.read(rs.getString(22))));
+                    }
+                }
+            }
+            memoryRowsRead.addAndGet(out.size());
+            return out;
+        });
+    }
+
+    /** Loads these events of {@code scope} for the raw fallback, with whether each has derived memories. */
+    public synchronized List<RawEventRow> rawEvents(Scope scope, Collection<Long> eventSequences) {
+        return read("loading raw events", () -> {
+            List<RawEventRow> out = new ArrayList<>();
+            if (eventSequences.isEmpty()) {
+                return out;
+            }
+            String columns = EVENT_COLUMNS.replaceAll("(^|, )", "$1e.");
+            try (PreparedStatement ps = connection.prepareStatement("SELECT " + columns + ", EXISTS (SELECT 1 FROM "
+                    + "memories m WHERE m.event_id = e.id) FROM events e WHERE e.sequence IN ("
+                    + placeholders(eventSequences.size()) + ") AND e.persona_id = ? AND e.project_id = ? ORDER BY e.sequence")) {
+                bind(ps, eventSequences);
+                ps.setString(eventSequences.size() + 1, scope.personaId());
+                ps.setString(eventSequences.size() + 2, scope.projectId());
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(new RawEventRow(event(rs), rs.getInt(15) != 0));
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
+    /**
+     * The most recent assistant-expressed emotion of the scope at or before {@code asOf} (F4),
+     * with its source event's time.
+     */
+    public synchronized Optional<RecallRow> latestEmotion(Scope scope, Instant asOf) {
+        return read("reading the latest emotion", () -> {
+            String columns = MEMORY_COLUMNS.replaceAll("(^|, )", "$1m.");
+            try (PreparedStatement ps = connection.prepareStatement("SELECT " + columns + ", e.occurred_at "
+                    + "FROM memories m JOIN events e ON e.id = m.event_id WHERE m.persona_id = ? AND m.project_id = ? "
+                    + "AND m.emotion_label IS NOT NULL AND m.basis = 'assistant_expression' AND m.revoked_at IS NULL "
+                    + "AND e.occurred_at <= ? ORDER BY e.occurred_at DESC, m.seq DESC LIMIT 1")) {
+                ps.setString(1, scope.personaId());
+                ps.setString(2, scope.projectId());
+                ps.setString(3, Times.format(asOf));
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next()
+                            ? Optional.of(new RecallRow(rs.getLong(1), memory(rs), Times.read(rs.getString(22))))
+                            : Optional.empty();
+                }
+            }
+        });
+    }
+
+    private static String placeholders(int n) {
+        return String.join(", ", java.util.Collections.nCopies(n, "?"));
+    }
+
+    private static void bind(PreparedStatement ps, Collection<Long> values) throws SQLException {
+        int i = 1;
+        for (Long v : values) {
+            ps.setLong(i++, v);
+        }
     }
 
     // ---------------------------------------------------------------- operations (O6)

@@ -20,6 +20,7 @@ import java.util.Map;
                 EventCommand.class,
                 MemoryCommand.class,
                 RelateCommand.class,
+                RecallCommand.class,
                 CheckpointCommand.class,
                 DoctorCommand.class,
                 DemoCommand.class,

@@ -1,24 +1,29 @@
 package dev.jiyi.fts5;
 
 import dev.jiyi.analysis.ChineseTokens;
+import dev.jiyi.authority.Candidate;
+import dev.jiyi.authority.CandidateIndex;
 import dev.jiyi.authority.Event;
+import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.Memory;
 import dev.jiyi.authority.TransactionalIndex;
 
 import java.sql.Connection;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The FTS5 index: {@code memories_fts} and {@code events_fts} rows written and removed inside the
  * authority's transactions, holding the analysis module's tokens (jieba index mode + CJK unigrams)
  * as space-separated text. Row IDs are {@code memories.seq} and {@code events.sequence}.
  */
-public final class Fts5Index implements TransactionalIndex {
+public final class Fts5Index implements TransactionalIndex, CandidateIndex {
 
     /** Loads the jieba dictionary before the write lock is taken. */
     @Override
@@ -29,7 +34,7 @@ public final class Fts5Index implements TransactionalIndex {
     @Override
     public void eventAdded(Connection tx, Event event) throws SQLException {
         insert(tx, "INSERT INTO events_fts (rowid, tokens) VALUES (?, ?)", event.sequence(),
-                ChineseTokens.indexText(event.text()));
+                scopeToken(event.scope()) + " " + ChineseTokens.indexText(event.text()));
     }
 
     @Override
@@ -39,7 +44,8 @@ public final class Fts5Index implements TransactionalIndex {
 
     @Override
     public void memoryAdded(Connection tx, long rowId, Memory memory) throws SQLException {
-        insert(tx, "INSERT INTO memories_fts (rowid, tokens) VALUES (?, ?)", rowId, ChineseTokens.indexText(memoryText(memory)));
+        insert(tx, "INSERT INTO memories_fts (rowid, tokens) VALUES (?, ?)", rowId,
+                scopeToken(memory.scope()) + " " + ChineseTokens.indexText(memoryText(memory)));
     }
 
     @Override
@@ -62,19 +68,74 @@ public final class Fts5Index implements TransactionalIndex {
         return sb.toString();
     }
 
+    @Override
+    public String name() {
+        return "fts5";
+    }
+
+    @Override
+    public List<Candidate> memories(Connection c, Scope scope, String query, int limit) throws SQLException {
+        return match(c, "memories_fts", scope, query, limit);
+    }
+
+    @Override
+    public List<Candidate> events(Connection c, Scope scope, String query, int limit) throws SQLException {
+        return match(c, "events_fts", scope, query, limit);
+    }
+
+    /** BM25 (k1 1.2, b 0.75) over the scope's rows; FTS5's bm25() is negative, so it is negated. */
+    private static List<Candidate> match(Connection c, String table, Scope scope, String query, int limit)
+            throws SQLException {
+        String terms = literalQuery(query);
+        List<Candidate> out = new ArrayList<>();
+        if (terms == null || limit == 0) {
+            return out;
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT rowid, bm25(" + table + ") FROM " + table + " WHERE "
+                + table + " MATCH ? ORDER BY rank, rowid LIMIT ?")) {
+            ps.setString(1, '"' + scopeToken(scope) + "\" AND (" + terms + ")");
+            ps.setInt(2, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new Candidate(rs.getLong(1), Math.max(-rs.getDouble(2), Double.MIN_VALUE)));
+                }
+            }
+        }
+        return out;
+    }
+
     /**
-     * An FTS5 MATCH expression that searches the query's tokens literally (R2): each distinct token
-     * becomes a double-quoted string (inner quotes doubled), joined with OR, so operators, column
-     * filters, prefixes and parentheses in the query are text, never syntax. Returns null when the
-     * query has no searchable token.
+     * The token that puts a row in its scope: FTS5 filters by it, so a query never ranks another
+     * scope's rows and the limit applies within the scope. Letters and digits only, so the tokenizer
+     * keeps it whole; a hash, so scope IDs of any length and script fit.
+     */
+    static String scopeToken(Scope scope) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256")
+                    .digest((scope.personaId() + "\u0000" + scope.projectId()).getBytes(StandardCharsets.UTF_8));
+            StringBuilder sb = new StringBuilder("jiyiscope");
+            for (int i = 0; i < 10; i++) {
+                sb.append(Character.forDigit((digest[i] >> 4) & 0xF, 16)).append(Character.forDigit(digest[i] & 0xF, 16));
+            }
+            return sb.toString();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is always available", e);
+        }
+    }
+
+    /**
+     * An FTS5 MATCH expression that searches the query's terms literally (R2): each distinct term
+     * that is not a stop word (R6) becomes a double-quoted string (inner quotes doubled), joined with
+     * OR, so operators, column filters, prefixes and parentheses in the query are text, never
+     * syntax. Returns null when the query has no searchable term.
      */
     public static String literalQuery(String query) {
-        Set<String> distinct = new LinkedHashSet<>(ChineseTokens.terms(query));
-        if (distinct.isEmpty()) {
+        List<String> terms = ChineseTokens.queryTerms(query);
+        if (terms.isEmpty()) {
             return null;
         }
-        List<String> quoted = new ArrayList<>(distinct.size());
-        for (String term : distinct) {
+        List<String> quoted = new ArrayList<>(terms.size());
+        for (String term : terms) {
             quoted.add('"' + term.replace("\"", "\"\"") + '"');
         }
         return String.join(" OR ", quoted);

@@ -117,7 +117,8 @@ class Fts5IndexTest {
         }
         assertThat(match("events_fts", "NEAR(")).hasSize(1);
         assertThat(match("events_fts", "tokens:价格")).hasSize(1);
-        assertThat(match("events_fts", "\"AND\"")).hasSize(1);
+        assertThat(match("events_fts", "\"door\"")).hasSize(1);
+        assertThat(Fts5Index.literalQuery("\"AND\" the a 的")).isNull();
         assertThat(Fts5Index.literalQuery("，。！")).isNull();
     }
 

@@ -1,0 +1,249 @@
+package dev.jiyi.cli;
+
+import dev.jiyi.authority.InvalidInputException;
+import dev.jiyi.authority.JiyiException;
+import dev.jiyi.authority.Scope;
+import dev.jiyi.authority.Times;
+import dev.jiyi.ranking.Recall;
+import dev.jiyi.ranking.RecallMode;
+import dev.jiyi.ranking.RecallRequest;
+import dev.jiyi.ranking.RecallResult;
+import dev.jiyi.ranking.RecalledItem;
+import dev.jiyi.ranking.Signal;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/** {@code jiyi recall}: memories (and raw fallback events) for a query, with inspectable scores. */
+@Command(name = "recall", description = {"Recall memories for a query, best first, with provenance.",
+        "With --batch, one JSON request per line in, one JSON result per line out (same order):",
+        "{\"query\", \"mode\"?, \"index\"?, \"limit\"?, \"as_of\"?, \"include_history\"?, \"persona\"?, \"project\"?, \"tag\"?}"})
+final class RecallCommand extends Verb {
+
+    static final Set<String> BATCH_FIELDS = Set.of("query", "mode", "index", "limit", "as_of", "include_history",
+            "persona", "project", "tag");
+
+    @Parameters(index = "0", arity = "0..1", paramLabel = "QUERY", description = "What to recall (Chinese, English or mixed).")
+    String query;
+
+    @Option(names = "--batch", paramLabel = "FILE|-", description = "JSON-lines requests, - for stdin.")
+    Path batch;
+
+    @Option(names = "--mode", paramLabel = "MODE", defaultValue = "fast",
+            description = "fast (default), semantic or deep.")
+    RecallMode mode;
+
+    @Option(names = "--index", paramLabel = "INDEX", defaultValue = "fts5", description = "fts5 (default) or lucene.")
+    String index;
+
+    @Option(names = "--limit", paramLabel = "N", defaultValue = "10", description = "Results at most (default: 10).")
+    int limit;
+
+    @Option(names = "--as-of", paramLabel = "TIME", description = "Evaluate validity and age at this time.")
+    String asOf;
+
+    @Option(names = "--include-history", description = "Also return expired and future facts, labeled.")
+    boolean includeHistory;
+
+    @Option(names = "--explain", description = "Show each signal's value, weight and contribution.")
+    boolean explain;
+
+    @Override
+    int run(Jiyi jiyi, Output out) throws IOException {
+        if ((query == null) == (batch == null)) {
+            throw new InvalidInputException("query", "give a QUERY or --batch, not both");
+        }
+        var config = Config.load(root().resolveHome(), root().env()).recall();
+        if (batch != null) {
+            return batch(jiyi, config, out);
+        }
+        Recall recall = jiyi.recall(index, config, Clock.systemUTC());
+        RecallRequest request = new RecallRequest(scope(), query, mode, limit,
+                asOf == null ? null : Times.parse("as_of", asOf), includeHistory);
+        RecallResult result = recall.recall(request);
+        if (out.json()) {
+            out.json(resultJson(null, query, result, explain));
+        } else {
+            printHuman(out, result);
+        }
+        return ExitCode.OK;
+    }
+
+    private int batch(Jiyi jiyi, dev.jiyi.ranking.RecallConfig config, Output out) throws IOException {
+        int failures = 0;
+        try (BufferedReader reader = batch.toString().equals("-")
+                ? new BufferedReader(new InputStreamReader(root().stdin(), StandardCharsets.UTF_8))
+                : open(batch)) {
+            String line;
+            int number = 0;
+            while ((line = reader.readLine()) != null) {
+                number++;
+                if (line.isBlank()) {
+                    continue;
+                }
+                String tag = null;
+                String q = null;
+                try {
+                    JsonLine json = JsonLine.parse(line, BATCH_FIELDS);
+                    tag = json.string("tag");
+                    q = json.requiredString("query");
+                    Long lim = json.integer("limit");
+                    if (lim != null && (lim < 1 || lim > RecallRequest.MAX_LIMIT)) {
+                        throw new InvalidInputException("limit", "must be between 1 and " + RecallRequest.MAX_LIMIT);
+                    }
+                    String m = json.string("mode");
+                    String asOfText = json.string("as_of");
+                    Boolean history = json.bool("include_history");
+                    Scope scope = new Scope(orElse(json.string("persona"), scope().personaId()),
+                            orElse(json.string("project"), scope().projectId()));
+                    Recall recall = jiyi.recall(orElse(json.string("index"), index), config, Clock.systemUTC());
+                    RecallRequest request = new RecallRequest(scope, q,
+                            m == null ? mode : parseMode(m), lim == null ? limit : lim.intValue(),
+                            asOfText == null ? null : Times.parse("as_of", asOfText),
+                            history == null ? includeHistory : history);
+                    out.json(resultJson(tag, q, recall.recall(request), explain));
+                } catch (JiyiException e) {
+                    failures++;
+                    Map<String, Object> error = new LinkedHashMap<>();
+                    if (tag != null) {
+                        error.put("tag", tag);
+                    }
+                    error.put("line", number);
+                    error.put("error", ExitCode.name(ExitCode.of(e)));
+                    error.put("message", e.getMessage());
+                    out.json(error);
+                }
+            }
+        }
+        if (failures > 0) {
+            out.error(ExitCode.INVALID, failures + " request line(s) were rejected; see their result lines");
+            return ExitCode.INVALID;
+        }
+        return ExitCode.OK;
+    }
+
+    private static BufferedReader open(Path file) throws IOException {
+        if (!Files.isRegularFile(file)) {
+            throw new InvalidInputException("batch", "file does not exist or is not a regular file");
+        }
+        return Files.newBufferedReader(file, StandardCharsets.UTF_8);
+    }
+
+    private static RecallMode parseMode(String value) {
+        for (RecallMode m : RecallMode.values()) {
+            if (m.name().equalsIgnoreCase(value.strip())) {
+                return m;
+            }
+        }
+        throw new InvalidInputException("mode", "must be one of fast, semantic, deep");
+    }
+
+    private static String orElse(String value, String fallback) {
+        return value == null ? fallback : value;
+    }
+
+    static Map<String, Object> resultJson(String tag, String query, RecallResult result, boolean explain) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        if (tag != null) {
+            m.put("tag", tag);
+        }
+        m.put("query", query);
+        m.put("results", result.items().stream().map(i -> itemJson(i, explain)).toList());
+        m.put("warnings", result.warnings());
+        return m;
+    }
+
+    static Map<String, Object> itemJson(RecalledItem i, boolean explain) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("type", i.type().code());
+        if (i.memoryId() != null) {
+            m.put("memory_id", i.memoryId());
+        }
+        m.put("source_event_id", i.sourceEventId());
+        m.put("score", round(i.score()));
+        m.put("text", i.text());
+        m.put("presentation", i.presentation());
+        if (i.type() == RecalledItem.Type.RAW_EVENT) {
+            m.put("label", "raw_event");
+            m.put("category", i.category().code());
+        } else {
+            m.put("kind", i.kind().code());
+            m.put("basis", i.basis().code());
+            m.put("confidence", i.confidence());
+            m.put("valid_at", Times.format(i.validity().validAt()));
+            m.put("invalid_at", Times.format(i.validity().invalidAt()));
+        }
+        m.put("time_label", i.timeLabel());
+        m.put("status", i.status());
+        m.put("truncated", i.truncated());
+        if (explain) {
+            Map<String, Object> signals = new LinkedHashMap<>();
+            for (Signal s : i.signals()) {
+                Map<String, Object> one = new LinkedHashMap<>();
+                one.put("value", round(s.value()));
+                one.put("weight", s.weight());
+                one.put("contribution", round(s.contribution()));
+                signals.put(s.name(), one);
+            }
+            m.put("explain", signals);
+        }
+        return m;
+    }
+
+    private static double round(double v) {
+        return Math.round(v * 1_000_000d) / 1_000_000d;
+    }
+
+    private void printHuman(Output out, RecallResult result) {
+        result.warnings().forEach(out::warn);
+        if (result.items().isEmpty()) {
+            out.text("no evidence found for this query");
+            return;
+        }
+        int n = 0;
+        for (RecalledItem i : result.items()) {
+            n++;
+            String label = i.type() == RecalledItem.Type.RAW_EVENT
+                    ? "raw_event, " + i.category().code() + (i.truncated() ? ", truncated" : "")
+                    : i.kind().code() + (i.presentation().equals("full") ? "" : ", " + i.presentation().replace('_', ' '));
+            out.text(String.format(Locale.ROOT, "%2d. [%s] %s", n, label, oneLine(i.text())));
+            StringBuilder meta = new StringBuilder("    score ").append(String.format(Locale.ROOT, "%.3f", i.score()))
+                    .append(" · ").append(i.timeLabel()).append(" · event ").append(i.sourceEventId());
+            if (i.memoryId() != null) {
+                meta.append(" · ").append(i.memoryId()).append(" · ").append(i.basis().code())
+                        .append(" · confidence ").append(i.confidence());
+            }
+            if (!i.status().equals("current")) {
+                meta.append(" · ").append(i.status().toUpperCase(Locale.ROOT));
+            }
+            out.text(meta.toString());
+            if (explain) {
+                StringBuilder sb = new StringBuilder("    ");
+                for (Signal s : i.signals()) {
+                    sb.append(String.format(Locale.ROOT, "%s %.3f×%.2f=%.3f  ", s.name(), s.value(), s.weight(),
+                            s.contribution()));
+                }
+                out.text(sb.toString().stripTrailing());
+            }
+        }
+    }
+
+    private static String oneLine(String text) {
+        String flat = text.replaceAll("\\s+", " ").strip();
+        return flat.codePointCount(0, flat.length()) > 200 ? flat.substring(0, flat.offsetByCodePoints(0, 200)) + "…" : flat;
+    }
+
+}

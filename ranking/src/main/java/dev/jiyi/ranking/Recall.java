@@ -1,0 +1,223 @@
+package dev.jiyi.ranking;
+
+import dev.jiyi.authority.Authority;
+import dev.jiyi.authority.Basis;
+import dev.jiyi.authority.Candidate;
+import dev.jiyi.authority.CandidateIndex;
+import dev.jiyi.authority.Event;
+import dev.jiyi.authority.Memory;
+import dev.jiyi.authority.RawEventRow;
+import dev.jiyi.authority.RecallRow;
+import dev.jiyi.authority.RelatedLink;
+import dev.jiyi.authority.Scope;
+import dev.jiyi.authority.Validity;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Recall over whichever {@link CandidateIndex} it is given (FTS5 or Lucene): a bounded candidate set
+ * from the index, source-event keys and one-hop {@code related} links (R4), rechecked against the
+ * authority (present, in scope, not revoked, valid at the query time: R8, T6), scored by fused
+ * signals (R3), and presented with forgetting rules (F1-F3). Events without derived memories come
+ * back as labeled raw results (R7). A query without evidence returns nothing (R6).
+ */
+public final class Recall {
+
+    /** Share of the candidate budget kept for memories reached over a related link. */
+    static final double RELATED_SHARE = 0.1;
+
+    private final Authority authority;
+    private final CandidateIndex index;
+    private final RecallConfig config;
+    private final Clock clock;
+    private final Forgetting forgetting;
+
+    public Recall(Authority authority, CandidateIndex index, RecallConfig config, Clock clock) {
+        this.authority = authority;
+        this.index = index;
+        this.config = config;
+        this.clock = clock;
+        this.forgetting = new Forgetting(config);
+    }
+
+    public RecallConfig config() {
+        return config;
+    }
+
+    public RecallResult recall(RecallRequest request) {
+        List<String> warnings = new ArrayList<>();
+        if (request.mode() != RecallMode.FAST) {
+            warnings.add("mode " + request.mode().name().toLowerCase(Locale.ROOT)
+                    + ": no embeddings are stored yet, so the cosine signal is 0 and results are lexical");
+        }
+        Instant now = clock.instant();
+        Instant at = request.asOf() != null ? request.asOf() : now;
+        Scope scope = request.scope();
+
+        List<Candidate> memoryMatches = authority.memoryCandidates(index, scope, request.query(), config.candidateLimit());
+        List<Candidate> eventMatches = authority.eventCandidates(index, scope, request.query(), config.eventCandidateLimit());
+        if (memoryMatches.isEmpty() && eventMatches.isEmpty()) {
+            return new RecallResult(List.of(), warnings);
+        }
+
+        // Lexical evidence per memory row: its own match, or a (discounted) match on its source event.
+        Map<Long, Double> lexical = new HashMap<>();
+        double memoryTop = top(memoryMatches);
+        for (Candidate c : memoryMatches) {
+            lexical.merge(c.rowId(), c.score() / memoryTop, Math::max);
+        }
+        double eventTop = top(eventMatches);
+        Map<Long, Double> eventLexical = new HashMap<>();
+        for (Candidate c : eventMatches) {
+            eventLexical.put(c.rowId(), c.score() / eventTop);
+        }
+        // Conversation context: a matching turn is weaker evidence for the turns next to it.
+        Map<Long, Double> contextLexical = new HashMap<>();
+        if (config.contextEvidence() > 0) {
+            for (Map.Entry<Long, List<Long>> e : authority.adjacentEvents(eventLexical.keySet()).entrySet()) {
+                for (Long neighbour : e.getValue()) {
+                    contextLexical.merge(neighbour, config.contextEvidence() * eventLexical.get(e.getKey()), Math::max);
+                }
+            }
+        }
+        Set<Long> evidenceEvents = new LinkedHashSet<>(eventLexical.keySet());
+        evidenceEvents.addAll(contextLexical.keySet());
+        Map<Long, List<Long>> derived = authority.derivedMemoryRows(evidenceEvents);
+        for (Map.Entry<Long, List<Long>> e : derived.entrySet()) {
+            double evidence = Math.max(config.eventEvidence() * eventLexical.getOrDefault(e.getKey(), 0.0),
+                    contextLexical.getOrDefault(e.getKey(), 0.0));
+            for (Long row : e.getValue()) {
+                lexical.merge(row, evidence, Math::max);
+            }
+        }
+
+        // The bounded candidate set (R4): the best lexical rows, then one-hop neighbours of them.
+        int relatedBudget = (int) Math.floor(config.candidateLimit() * RELATED_SHARE);
+        List<Long> chosen = best(lexical, config.candidateLimit() - relatedBudget);
+        Map<Long, Double> related = new HashMap<>();
+        for (RelatedLink link : authority.relatedLinks(chosen)) {
+            related.merge(link.toRow(), lexical.getOrDefault(link.fromRow(), 0.0), Math::max);
+        }
+        Set<Long> rows = new LinkedHashSet<>(chosen);
+        for (Long row : best(related, related.size())) {
+            if (rows.size() >= config.candidateLimit()) {
+                break;
+            }
+            rows.add(row);
+        }
+
+        List<RecalledItem> items = new ArrayList<>();
+        for (RecallRow row : authority.recallRows(scope, rows)) {
+            RecalledItem item = memoryItem(row, lexical.getOrDefault(row.rowId(), 0.0),
+                    related.getOrDefault(row.rowId(), 0.0), at, request.includeHistory());
+            if (item != null) {
+                items.add(item);
+            }
+        }
+        for (RawEventRow raw : authority.rawEvents(scope, eventLexical.keySet())) {
+            RecalledItem item = rawItem(raw, eventLexical.get(raw.event().sequence()), at);
+            if (item != null) {
+                items.add(item);
+            }
+        }
+        items.sort(ORDER);
+        return new RecallResult(items.subList(0, Math.min(request.limit(), items.size())), warnings);
+    }
+
+    /** Best score first; memories before raw events; then IDs: deterministic for equal scores. */
+    static final Comparator<RecalledItem> ORDER = Comparator.comparingDouble(RecalledItem::score).reversed()
+            .thenComparing(RecalledItem::type)
+            .thenComparing(i -> i.memoryId() == null ? "" : i.memoryId())
+            .thenComparing(RecalledItem::sourceEventId);
+
+    private RecalledItem memoryItem(RecallRow row, double lexical, double related, Instant at, boolean history) {
+        Memory m = row.memory();
+        if (m.revoked()) {
+            return null; // R8: never, not even with history
+        }
+        String status = status(m.validity(), at);
+        if (!history && !status.equals("current")) {
+            return null; // T6: expired and future facts only with --as-of / --include-history
+        }
+        Weights w = config.weights();
+        List<Signal> signals = List.of(
+                new Signal("lexical", lexical, w.lexical()),
+                new Signal("cosine", 0.0, w.cosine()),
+                new Signal("related", related, w.related()),
+                new Signal("basis", basisValue(m.basis()), w.basis()),
+                new Signal("confidence", m.confidence(), w.confidence()),
+                new Signal("freshness", forgetting.freshness(row.occurredAt(), at), w.freshness()));
+        String[] shown = forgetting.presentation(m, row.occurredAt(), at);
+        return new RecalledItem(RecalledItem.Type.MEMORY, m.id(), m.eventId(), sum(signals), shown[0], shown[1],
+                m.kind(), m.basis(), null, m.confidence(), forgetting.timeLabel(m.kind(), row.occurredAt(), at),
+                row.occurredAt(), m.validity(), status, false, signals);
+    }
+
+    private RecalledItem rawItem(RawEventRow raw, double lexical, Instant at) {
+        Event e = raw.event();
+        if (raw.derived() || e.amended() || e.occurredAt().isAfter(at)) {
+            return null; // R7 only for events without memories; C3 never from amended text
+        }
+        Weights w = config.weights();
+        List<Signal> signals = List.of(
+                new Signal("lexical", lexical, w.lexical()),
+                new Signal("freshness", forgetting.freshness(e.occurredAt(), at), w.freshness()));
+        String text = e.text();
+        boolean truncated = text.codePointCount(0, text.length()) > config.rawTextCap();
+        if (truncated) {
+            text = text.substring(0, text.offsetByCodePoints(0, config.rawTextCap()));
+        }
+        return new RecalledItem(RecalledItem.Type.RAW_EVENT, null, e.id(), sum(signals), text, "raw_event", null, null,
+                e.category(), 0.0, forgetting.timeLabel(null, e.occurredAt(), at), e.occurredAt(), null, "current",
+                truncated, signals);
+    }
+
+    static String status(Validity v, Instant at) {
+        if (v.contains(at)) {
+            return "current";
+        }
+        return at.isBefore(v.validAt()) ? "future" : "expired";
+    }
+
+    static double basisValue(Basis basis) {
+        return switch (basis) {
+            case USER_STATEMENT -> 1.0;
+            case ASSISTANT_EXPRESSION -> 0.7;
+            case INFERENCE -> 0.5;
+        };
+    }
+
+    private static double sum(List<Signal> signals) {
+        double s = 0;
+        for (Signal signal : signals) {
+            s += signal.contribution();
+        }
+        return s;
+    }
+
+    private static double top(List<Candidate> candidates) {
+        double top = 0;
+        for (Candidate c : candidates) {
+            top = Math.max(top, c.score());
+        }
+        return top > 0 ? top : 1;
+    }
+
+    /** The {@code n} keys with the highest values, ties by smaller key. */
+    private static List<Long> best(Map<Long, Double> values, int n) {
+        return values.entrySet().stream()
+                .sorted(Map.Entry.<Long, Double>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()))
+                .limit(Math.max(0, n))
+                .map(Map.Entry::getKey)
+                .toList();
+    }
+}

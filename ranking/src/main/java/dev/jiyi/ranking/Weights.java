@@ -1,0 +1,26 @@
+package dev.jiyi.ranking;
+
+/**
+ * Weights of the fused score (R3): each signal is in [0, 1], its contribution is weight × value,
+ * and the score is the sum of contributions.
+ *
+ * @param lexical BM25 relevance, normalized by the best candidate of the same query
+ * @param cosine embedding similarity above the threshold (0 until vectors exist)
+ * @param related one hop over an explicit {@code related} link from a lexical match
+ * @param basis how the memory is known: user statement 1, assistant expression 0.7, inference 0.5
+ * @param confidence the extractor's ranking metadata
+ * @param freshness 0.5^(age / half-life)
+ */
+public record Weights(double lexical, double cosine, double related, double basis, double confidence,
+                      double freshness) {
+
+    public static final Weights DEFAULT = new Weights(1.0, 0.5, 0.3, 0.05, 0.05, 0.1);
+
+    public Weights {
+        for (double w : new double[] {lexical, cosine, related, basis, confidence, freshness}) {
+            if (!(w >= 0 && w <= 10)) {
+                throw new IllegalArgumentException("recall weights must be numbers in [0, 10]");
+            }
+        }
+    }
+}
