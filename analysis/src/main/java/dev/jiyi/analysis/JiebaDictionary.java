@@ -140,8 +140,23 @@ final class JiebaDictionary {
 
     // ------------------------------------------------------------------ loading
 
-    /** The precompiled resource when present, else compiled from jieba's text files. */
+    /** System property naming an extracted copy of {@link #RESOURCE}, read by memory mapping. */
+    static final String FILE_PROPERTY = "jiyi.dictionary.file";
+
+    /**
+     * The precompiled dictionary: from the file named by {@value #FILE_PROPERTY} when set and
+     * readable (the launcher extracts it once, so a cold start maps it instead of inflating it from
+     * the jar), else the class-path resource, else compiled from jieba's text files.
+     */
     static JiebaDictionary load() {
+        String file = System.getProperty(FILE_PROPERTY);
+        if (file != null && java.nio.file.Files.isReadable(java.nio.file.Path.of(file))) {
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(java.nio.file.Path.of(file))) {
+                return read(ch.map(java.nio.channels.FileChannel.MapMode.READ_ONLY, 0, ch.size()));
+            } catch (IOException | RuntimeException e) {
+                // a stale or damaged copy: fall back to the resource below
+            }
+        }
         try (InputStream in = JiebaDictionary.class.getResourceAsStream(RESOURCE)) {
             if (in != null) {
                 return read(in.readAllBytes());
@@ -245,7 +260,10 @@ final class JiebaDictionary {
     }
 
     static JiebaDictionary read(byte[] bytes) {
-        ByteBuffer in = ByteBuffer.wrap(bytes);
+        return read(ByteBuffer.wrap(bytes));
+    }
+
+    static JiebaDictionary read(ByteBuffer in) {
         if (in.getInt() != MAGIC) {
             throw new IllegalStateException("the compiled jieba dictionary has an unknown format");
         }

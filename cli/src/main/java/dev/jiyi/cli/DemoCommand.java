@@ -122,7 +122,18 @@ final class DemoCommand implements Callable<Integer> {
                 "--done", "记录新城市", "--pending", "更新通勤路线", "--next", "询问新公司的地址", "--covered-seq", "4");
         run("checkpoint", "show", "--session", "s2");
 
-        section("6. Health");
+        section("6. Recall: Chinese, English and mixed, with every signal of the score");
+        run("recall", "北京", "--explain");
+        run("recall", "what tea do I like?");
+        run("recall", "我住在哪里 where do I live");
+        out.println("(the expired home_city fact appears only when history is asked for:)");
+        run("recall", "我住在哪里 where do I live", "--include-history");
+        out.println("(a raw event without memories is a labeled fallback; FTS syntax is plain text:)");
+        run("recall", "university \"district\" AND NEAR(");
+        out.println("(common words alone are not evidence:)");
+        run("recall", "的 我 了 the a");
+
+        section("7. Health");
         run("doctor");
     }
 

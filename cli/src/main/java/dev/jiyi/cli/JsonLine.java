@@ -24,7 +24,7 @@ final class JsonLine {
     static JsonLine parse(String line, Set<String> allowed) {
         JsonNode node;
         try {
-            node = Output.JSON.readTree(line);
+            node = Output.mapper().readTree(line);
         } catch (JacksonException e) {
             throw new InvalidInputException("line", "must be one JSON object");
         }

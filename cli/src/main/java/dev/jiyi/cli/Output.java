@@ -12,7 +12,14 @@ import java.util.Map;
  */
 final class Output {
 
-    static final JsonMapper JSON = JsonMapper.builder().build();
+    /** The JSON mapper, built on first use: human-only commands never pay for Jackson's start-up. */
+    static JsonMapper mapper() {
+        return Mapper.INSTANCE;
+    }
+
+    private static final class Mapper {
+        static final JsonMapper INSTANCE = JsonMapper.builder().build();
+    }
 
     private final PrintWriter out;
     private final PrintWriter err;
@@ -30,7 +37,7 @@ final class Output {
 
     /** Writes one JSON value as one line. */
     void json(Object value) {
-        out.println(JSON.writeValueAsString(value));
+        out.println(mapper().writeValueAsString(value));
         out.flush();
     }
 
@@ -45,7 +52,7 @@ final class Output {
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("warning", message);
-            err.println(JSON.writeValueAsString(m));
+            err.println(mapper().writeValueAsString(m));
         } else {
             err.println("warning: " + message);
         }
@@ -59,7 +66,7 @@ final class Output {
             m.put("error", ExitCode.name(code));
             m.put("exit_code", code);
             m.put("message", message);
-            err.println(JSON.writeValueAsString(m));
+            err.println(mapper().writeValueAsString(m));
         } else {
             err.println("error: " + message);
         }

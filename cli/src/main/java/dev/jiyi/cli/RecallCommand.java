@@ -189,6 +189,7 @@ final class RecallCommand extends Verb {
         m.put("time_label", i.timeLabel());
         m.put("status", i.status());
         m.put("truncated", i.truncated());
+        m.put("evidence", i.evidence());
         if (explain) {
             Map<String, Object> signals = new LinkedHashMap<>();
             for (Signal s : i.signals()) {
@@ -228,6 +229,9 @@ final class RecallCommand extends Verb {
             }
             if (!i.status().equals("current")) {
                 meta.append(" · ").append(i.status().toUpperCase(Locale.ROOT));
+            }
+            if (!i.evidence().equals("memory") && !i.evidence().equals("raw_event")) {
+                meta.append(" · via ").append(i.evidence().replace('_', ' '));
             }
             out.text(meta.toString());
             if (explain) {

@@ -1155,7 +1155,7 @@ class BadInputTest {
     private static JsonNode errorJson(CliRunner.Result r) {
         List<String> lines = r.err().lines().filter(l -> !l.isBlank()).toList();
         assertThat(lines).as("stderr is exactly one JSON line\n" + brief(r)).hasSize(1);
-        return Output.JSON.readTree(lines.get(0));
+        return Output.mapper().readTree(lines.get(0));
     }
 
     private static void assertJsonError(CliRunner.Result r, String field) {
@@ -1198,7 +1198,7 @@ class BadInputTest {
                 m.put((String) overrides[i], overrides[i + 1]);
             }
         }
-        return Output.JSON.writeValueAsString(m);
+        return Output.mapper().writeValueAsString(m);
     }
 
     static String[] concat(String[] a, String... b) {

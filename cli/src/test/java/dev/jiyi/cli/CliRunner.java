@@ -51,13 +51,13 @@ public final class CliRunner {
 
         /** stdout parsed as one JSON document. */
         public JsonNode json() {
-            return Output.JSON.readTree(out);
+            return Output.mapper().readTree(out);
         }
 
         /** stdout parsed as JSON lines. */
         public List<JsonNode> jsonLines() {
             List<JsonNode> nodes = new ArrayList<>();
-            out.lines().filter(l -> !l.isBlank()).forEach(l -> nodes.add(Output.JSON.readTree(l)));
+            out.lines().filter(l -> !l.isBlank()).forEach(l -> nodes.add(Output.mapper().readTree(l)));
             return nodes;
         }
 

@@ -16,6 +16,9 @@ class DemoTest {
                 .contains("already stored, nothing changed")
                 .contains("quote: must be an exact substring")
                 .contains("relations:")
-                .contains("healthy");
+                .contains("healthy")
+                .contains("[raw_event, reference]")
+                .contains("no evidence found for this query")
+                .contains("EXPIRED");
     }
 }

@@ -310,13 +310,13 @@ class ProcessDurabilityTest {
             m.put("session", "s-" + prefix + "-" + (i / 50));
             m.put("occurred_at", String.format("2024-%02d-%02dT%02d:%02d:%02d%s", 1 + i % 12, 1 + i % 28, i % 24,
                     (i * 7) % 60, (i * 13) % 60, OFFSETS[i % OFFSETS.length]));
-            out.add(Output.JSON.writeValueAsString(m));
+            out.add(Output.mapper().writeValueAsString(m));
         }
         return out;
     }
 
     private static String idOf(String line) {
-        return Output.JSON.readTree(line).get("id").asString();
+        return Output.mapper().readTree(line).get("id").asString();
     }
 
     private static Map<String, Long> sequencesById(CliRunner cli) {
@@ -411,7 +411,7 @@ class ProcessDurabilityTest {
                 while ((line = r.readLine()) != null) {
                     JsonNode node = null;
                     try {
-                        node = Output.JSON.readTree(line);
+                        node = Output.mapper().readTree(line);
                     } catch (RuntimeException e) {
                         // a line cut short by a kill is not an acknowledgement
                     }
@@ -478,7 +478,7 @@ class ProcessDurabilityTest {
         JsonNode summary() {
             for (String l : other) {
                 try {
-                    JsonNode n = Output.JSON.readTree(l);
+                    JsonNode n = Output.mapper().readTree(l);
                     if (n != null && n.has("summary")) {
                         return n.get("summary");
                     }
@@ -492,7 +492,7 @@ class ProcessDurabilityTest {
         /** The last non-ack stdout line as JSON (a one-document command's output). */
         JsonNode lastJson() {
             assertThat(other).as(describe()).isNotEmpty();
-            return Output.JSON.readTree(other.getLast());
+            return Output.mapper().readTree(other.getLast());
         }
 
         String stderr() {

@@ -71,9 +71,11 @@ public final class Recall {
 
         // Lexical evidence per memory row: its own match, or a (discounted) match on its source event.
         Map<Long, Double> lexical = new HashMap<>();
+        Map<Long, String> via = new HashMap<>();
         double memoryTop = top(memoryMatches);
         for (Candidate c : memoryMatches) {
             lexical.merge(c.rowId(), c.score() / memoryTop, Math::max);
+            via.put(c.rowId(), "memory");
         }
         double eventTop = top(eventMatches);
         Map<Long, Double> eventLexical = new HashMap<>();
@@ -93,10 +95,14 @@ public final class Recall {
         evidenceEvents.addAll(contextLexical.keySet());
         Map<Long, List<Long>> derived = authority.derivedMemoryRows(evidenceEvents);
         for (Map.Entry<Long, List<Long>> e : derived.entrySet()) {
-            double evidence = Math.max(config.eventEvidence() * eventLexical.getOrDefault(e.getKey(), 0.0),
-                    contextLexical.getOrDefault(e.getKey(), 0.0));
+            double direct = config.eventEvidence() * eventLexical.getOrDefault(e.getKey(), 0.0);
+            double context = contextLexical.getOrDefault(e.getKey(), 0.0);
+            double evidence = Math.max(direct, context);
             for (Long row : e.getValue()) {
-                lexical.merge(row, evidence, Math::max);
+                if (evidence > lexical.getOrDefault(row, 0.0)) {
+                    lexical.put(row, evidence);
+                    via.put(row, direct >= context ? "source_event" : "adjacent_turn");
+                }
             }
         }
 
@@ -118,7 +124,8 @@ public final class Recall {
         List<RecalledItem> items = new ArrayList<>();
         for (RecallRow row : authority.recallRows(scope, rows)) {
             RecalledItem item = memoryItem(row, lexical.getOrDefault(row.rowId(), 0.0),
-                    related.getOrDefault(row.rowId(), 0.0), at, request.includeHistory());
+                    related.getOrDefault(row.rowId(), 0.0), via.getOrDefault(row.rowId(), "related_link"), at,
+                    request.includeHistory());
             if (item != null) {
                 items.add(item);
             }
@@ -139,7 +146,8 @@ public final class Recall {
             .thenComparing(i -> i.memoryId() == null ? "" : i.memoryId())
             .thenComparing(RecalledItem::sourceEventId);
 
-    private RecalledItem memoryItem(RecallRow row, double lexical, double related, Instant at, boolean history) {
+    private RecalledItem memoryItem(RecallRow row, double lexical, double related, String via, Instant at,
+                                    boolean history) {
         Memory m = row.memory();
         if (m.revoked()) {
             return null; // R8: never, not even with history
@@ -159,7 +167,7 @@ public final class Recall {
         String[] shown = forgetting.presentation(m, row.occurredAt(), at);
         return new RecalledItem(RecalledItem.Type.MEMORY, m.id(), m.eventId(), sum(signals), shown[0], shown[1],
                 m.kind(), m.basis(), null, m.confidence(), forgetting.timeLabel(m.kind(), row.occurredAt(), at),
-                row.occurredAt(), m.validity(), status, false, signals);
+                row.occurredAt(), m.validity(), status, false, via, signals);
     }
 
     private RecalledItem rawItem(RawEventRow raw, double lexical, Instant at) {
@@ -178,7 +186,7 @@ public final class Recall {
         }
         return new RecalledItem(RecalledItem.Type.RAW_EVENT, null, e.id(), sum(signals), text, "raw_event", null, null,
                 e.category(), 0.0, forgetting.timeLabel(null, e.occurredAt(), at), e.occurredAt(), null, "current",
-                truncated, signals);
+                truncated, "raw_event", signals);
     }
 
     static String status(Validity v, Instant at) {

@@ -20,6 +20,9 @@ import java.util.List;
  * @param timeLabel the exact UTC time, or a decade such as {@code 2010s} once old (F2)
  * @param status {@code current}, {@code expired} or {@code future} at the query time
  * @param truncated true when raw text was cut at the cap
+ * @param evidence why it is a candidate: {@code memory} (its own text matched), {@code source_event}
+ *                 (its event's text matched), {@code adjacent_turn} (the turn next to its event matched),
+ *                 {@code related_link} (linked to a match), or {@code raw_event}
  * @param signals every signal of the score, for {@code --explain}
  */
 public record RecalledItem(
@@ -38,6 +41,7 @@ public record RecalledItem(
         Validity validity,
         String status,
         boolean truncated,
+        String evidence,
         List<Signal> signals) {
 
     /** What a result is. */

@@ -286,6 +286,7 @@ class RecallTest {
         assertThat(signal(first, "lexical")).isEqualTo(1.0);
         assertThat(signal(first, "cosine")).isZero();
         RecalledItem hop = r.items().get(1);
+        assertThat(hop.evidence()).isEqualTo("related_link");
         assertThat(signal(hop, "lexical")).isZero();
         assertThat(signal(hop, "related")).isEqualTo(1.0);
         assertThat(signal(hop, "basis")).isEqualTo(0.7);
@@ -366,6 +367,7 @@ class RecallTest {
         RecallResult r = query("画 painting");
         assertThat(ids(r)).containsExactly(question.id(), answer.id());
         assertThat(signal(r.items().get(1), "lexical")).isLessThan(signal(r.items().get(0), "lexical"));
+        assertThat(r.items()).extracting(RecalledItem::evidence).containsExactly("memory", "adjacent_turn");
         RecallResult without = recall(RecallConfig.DEFAULT.withEvidence(0.8, 0))
                 .recall(new RecallRequest(scope, "画 painting", RecallMode.FAST, 10, null, false));
         assertThat(ids(without)).containsExactly(question.id());
