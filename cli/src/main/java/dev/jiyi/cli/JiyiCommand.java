@@ -15,21 +15,30 @@ import java.util.Map;
         mixinStandardHelpOptions = true,
         version = "jiyi 0.1.0",
         description = "记忆 jiyi: a local long-term memory engine for chat assistants and agents.",
-        subcommands = {
-                PersonaCommand.class,
-                EventCommand.class,
-                MemoryCommand.class,
-                RelateCommand.class,
-                RecallCommand.class,
-                CheckpointCommand.class,
-                DoctorCommand.class,
-                DemoCommand.class,
-        },
         footer = {"",
                 "Exit codes: 0 ok, 1 not found, 2 invalid input, 3 conflict, 4 refused,",
                 "5 provider failure (data saved, work pending), 6 doctor found a problem.",
                 "Scope IDs (persona, project) are partitions, not security boundaries."})
 public final class JiyiCommand implements Runnable {
+
+    /**
+     * The commands, in help order. They are registered in {@link Main}: only the one being run
+     * when a command is named (building picocli's model of every command costs start-up time).
+     */
+    static final Map<String, Class<?>> COMMANDS = orderedCommands();
+
+    private static Map<String, Class<?>> orderedCommands() {
+        Map<String, Class<?>> m = new java.util.LinkedHashMap<>();
+        m.put("persona", PersonaCommand.class);
+        m.put("event", EventCommand.class);
+        m.put("memory", MemoryCommand.class);
+        m.put("relate", RelateCommand.class);
+        m.put("recall", RecallCommand.class);
+        m.put("checkpoint", CheckpointCommand.class);
+        m.put("doctor", DoctorCommand.class);
+        m.put("demo", DemoCommand.class);
+        return java.util.Collections.unmodifiableMap(m);
+    }
 
     @Option(names = "--home", scope = ScopeType.INHERIT, paramLabel = "DIR",
             description = "Data directory (default: $JIYI_HOME, else $XDG_DATA_HOME/jiyi, else ~/.local/share/jiyi).")

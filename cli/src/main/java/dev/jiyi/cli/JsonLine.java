@@ -22,6 +22,9 @@ final class JsonLine {
     }
 
     static JsonLine parse(String line, Set<String> allowed) {
+        if (line.startsWith("\uFEFF")) {
+            line = line.substring(1); // a byte-order mark at the start of a file
+        }
         JsonNode node;
         try {
             node = Output.mapper().readTree(line);

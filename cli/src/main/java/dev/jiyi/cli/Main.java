@@ -32,8 +32,19 @@ public final class Main {
         PrintWriter outWriter = new PrintWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), true);
         PrintWriter errWriter = new PrintWriter(new OutputStreamWriter(err, StandardCharsets.UTF_8), true);
         JiyiCommand root = new JiyiCommand(in, env);
-        CommandLine cli = new CommandLine(root)
-                .setOut(outWriter)
+        CommandLine cli = new CommandLine(root);
+        String named = commandName(args);
+        for (Map.Entry<String, Class<?>> c : JiyiCommand.COMMANDS.entrySet()) {
+            if (named == null || named.equals(c.getKey())) {
+                cli.addSubcommand(c.getKey(), c.getValue());
+            }
+        }
+        if (cli.getSubcommands().containsKey("recall")) {
+            // A recall query is free text: "-书" or "--x" is searched, not parsed as an option (R2).
+            cli.getSubcommands().get("recall").setUnmatchedOptionsArePositionalParams(true);
+        }
+        // Settings after the subcommands are added: picocli applies them to the commands present.
+        cli.setOut(outWriter)
                 .setErr(errWriter)
                 .setCaseInsensitiveEnumValuesAllowed(true)
                 .setParameterExceptionHandler((ex, a) -> parameterError(ex, a, jsonRequested(args)))
@@ -65,6 +76,24 @@ public final class Main {
      * Picocli's own messages may quote the offending value ("... but was 'xyz'"); ours name the
      * option and the rule only (O7).
      */
+    /**
+     * The command the arguments name (the first argument that is not a global option or its
+     * value), when it is a known command; null otherwise, and then every command is registered.
+     */
+    static String commandName(String[] args) {
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("--home") || a.equals("--persona") || a.equals("--project")) {
+                i++;
+            } else if (!a.startsWith("-")) {
+                return JiyiCommand.COMMANDS.containsKey(a) ? a : null;
+            } else if (a.equals("--")) {
+                return null;
+            }
+        }
+        return null;
+    }
+
     /** True when {@code --json} appears among the options, so that even a parse error is JSON. */
     private static boolean jsonRequested(String[] args) {
         for (String a : args) {

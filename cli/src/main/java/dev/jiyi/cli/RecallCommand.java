@@ -64,7 +64,7 @@ final class RecallCommand extends Verb {
     @Override
     int run(Jiyi jiyi, Output out) throws IOException {
         if ((query == null) == (batch == null)) {
-            throw new InvalidInputException("query", "give a QUERY or --batch, not both");
+            throw new InvalidInputException("query", "give exactly one of QUERY or --batch");
         }
         var config = Config.load(root().resolveHome(), root().env()).recall();
         if (batch != null) {

@@ -1,0 +1,56 @@
+package dev.jiyi.bench.quality;
+
+import dev.jiyi.ranking.RecallConfig;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Properties;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+/**
+ * A smoke run of the recall-quality check on the two small MADial-Bench sets (LoCoMo takes a
+ * minute and runs with {@code ./jiyi bench recall}): the figures must match the expected ones in
+ * {@code expected-recall-quality.properties} within its tolerance, and beat the trigram baseline.
+ */
+class RecallQualitySmokeTest {
+
+    static Path datasets() {
+        for (Path p : List.of(Path.of("..", "..", "shared", "datasets"), Path.of("..", "shared", "datasets"))) {
+            if (Files.isDirectory(p.resolve("madial-bench"))) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    @Test
+    @DisplayName("R1 R3 MADial-Bench zh and en: recall@5, @10 and MRR as expected, above the trigram FTS5 baseline")
+    void madial() throws Exception {
+        Path data = datasets();
+        Assumptions.assumeTrue(data != null, "../shared/datasets is not present");
+        Properties expected = new Properties();
+        try (InputStream in = getClass().getResourceAsStream("/expected-recall-quality.properties")) {
+            expected.load(in);
+        }
+        double tolerance = Double.parseDouble(expected.getProperty("tolerance"));
+        List<RecallQuality.Row> rows = RecallQuality.run(data, List.of("madial-zh", "madial-en"), RecallConfig.DEFAULT);
+        for (RecallQuality.Row row : rows) {
+            String k = row.dataset();
+            assertThat(row.questions()).isEqualTo(160);
+            assertThat(row.recall5()).as(k + " recall@5")
+                    .isCloseTo(Double.parseDouble(expected.getProperty(k + ".recall5")), within(tolerance));
+            assertThat(row.recall10()).as(k + " recall@10")
+                    .isCloseTo(Double.parseDouble(expected.getProperty(k + ".recall10")), within(tolerance));
+            assertThat(row.mrr()).as(k + " MRR")
+                    .isCloseTo(Double.parseDouble(expected.getProperty(k + ".mrr")), within(tolerance));
+            assertThat(row.recall5()).as(k + " beats the trigram baseline").isGreaterThan(row.baseRecall5());
+        }
+    }
+}
