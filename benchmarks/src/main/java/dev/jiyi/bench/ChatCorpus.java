@@ -10,7 +10,9 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
@@ -147,21 +149,18 @@ public final class ChatCorpus {
 
     /** One {@code event submit --batch} line for {@code e} (the public line format). */
     public static String jsonLine(EventSubmission e) {
-        StringBuilder sb = new StringBuilder(e.text().length() + 160);
-        sb.append("{\"id\":");
-        quote(sb, e.id());
-        sb.append(",\"role\":");
-        quote(sb, e.role().code());
-        sb.append(",\"text\":");
-        quote(sb, e.text());
-        sb.append(",\"session\":");
-        quote(sb, e.sessionId());
-        sb.append(",\"occurred_at\":");
-        quote(sb, DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(e.occurredAt().atOffset(ZoneOffset.ofHours(8))));
-        sb.append(",\"source\":");
-        quote(sb, e.source());
-        return sb.append('}').toString();
+        Map<String, String> line = new LinkedHashMap<>();
+        line.put("id", e.id());
+        line.put("role", e.role().code());
+        line.put("text", e.text());
+        line.put("session", e.sessionId());
+        line.put("occurred_at", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(e.occurredAt().atOffset(ZoneOffset.ofHours(8))));
+        line.put("source", e.source());
+        return JSON.writeValueAsString(line);
     }
+
+    private static final tools.jackson.databind.json.JsonMapper JSON =
+            tools.jackson.databind.json.JsonMapper.builder().build();
 
     /** A text of {@link #MIN_LENGTH}..{@link #MAX_LENGTH} characters in one of the three styles. */
     static String text(SplittableRandom random) {
@@ -181,27 +180,5 @@ public final class ChatCorpus {
         }
         String text = sb.length() > MAX_LENGTH ? sb.substring(0, MAX_LENGTH) : sb.toString();
         return text.strip();
-    }
-
-    private static void quote(StringBuilder sb, String s) {
-        sb.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        sb.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        sb.append(c);
-                    }
-                }
-            }
-        }
-        sb.append('"');
     }
 }
