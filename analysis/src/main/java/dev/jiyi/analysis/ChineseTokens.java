@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The one token stream every jiyi index sees: jieba index mode (which also emits the sub-words of
@@ -28,9 +27,20 @@ public final class ChineseTokens {
     private ChineseTokens() {
     }
 
-    /** NFKC normalization and root-locale lower case: full-width letters become ASCII, case folds. */
+    /**
+     * NFKC normalization, then lower case one code point at a time: full-width letters become ASCII
+     * and case folds. (Per code point rather than {@code String.toLowerCase}, which is quadratic on
+     * long runs of characters whose lower case is longer, such as U+0130; here İ simply becomes i.)
+     */
     public static String normalize(String text) {
-        return Normalizer.normalize(text, Normalizer.Form.NFKC).toLowerCase(Locale.ROOT);
+        String nfkc = Normalizer.normalize(text, Normalizer.Form.NFKC);
+        StringBuilder sb = new StringBuilder(nfkc.length());
+        for (int i = 0; i < nfkc.length(); ) {
+            int cp = nfkc.codePointAt(i);
+            sb.appendCodePoint(Character.toLowerCase(cp));
+            i += Character.charCount(cp);
+        }
+        return sb.toString();
     }
 
     /** Tokens of {@code text}, with offsets into {@code normalize(text)}. */
@@ -50,11 +60,13 @@ public final class ChineseTokens {
                 singleCjk.set(start);
             }
         }
-        for (int i = 0; i < normalized.length(); i++) {
-            char c = normalized.charAt(i);
-            if (isCjk(c) && !singleCjk.get(i)) {
-                tokens.add(new Token(String.valueOf(c), i, i + 1));
+        for (int i = 0; i < normalized.length(); ) {
+            int cp = normalized.codePointAt(i);
+            int n = Character.charCount(cp);
+            if (isCjk(cp) && !singleCjk.get(i)) {
+                tokens.add(new Token(normalized.substring(i, i + n), i, i + n));
             }
+            i += n;
         }
         tokens.sort(ORDER);
         return List.copyOf(tokens);
@@ -100,7 +112,12 @@ public final class ChineseTokens {
 
     /** True for Han ideographs, kana and hangul: the characters indexed one by one. */
     public static boolean isCjk(char c) {
-        Character.UnicodeScript script = Character.UnicodeScript.of(c);
+        return isCjk((int) c);
+    }
+
+    /** {@link #isCjk(char)} for any code point, including Han outside the Basic Multilingual Plane (𠮷). */
+    public static boolean isCjk(int codePoint) {
+        Character.UnicodeScript script = Character.UnicodeScript.of(codePoint);
         return script == Character.UnicodeScript.HAN
                 || script == Character.UnicodeScript.HIRAGANA
                 || script == Character.UnicodeScript.KATAKANA
@@ -118,10 +135,12 @@ public final class ChineseTokens {
     }
 
     private static boolean isWordLike(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            if (Character.isLetterOrDigit(s.charAt(i))) {
+        for (int i = 0; i < s.length(); ) {
+            int cp = s.codePointAt(i);
+            if (Character.isLetterOrDigit(cp)) {
                 return true;
             }
+            i += Character.charCount(cp);
         }
         return false;
     }

@@ -54,6 +54,22 @@ class ChineseTokensTest {
     }
 
     @Test
+    @DisplayName("R1 Han characters outside the Basic Multilingual Plane are indexed one by one")
+    void supplementaryHan() {
+        assertThat(ChineseTokens.terms("𠮷野家的牛丼")).contains("𠮷", "野", "家");
+        assertThat(ChineseTokens.terms("𠮷".repeat(3))).containsExactly("𠮷", "𠮷", "𠮷");
+        assertThat(ChineseTokens.terms("\uD842 lone \uDFB7 halves")).containsExactly("lone", "halv");
+    }
+
+    @Test
+    @DisplayName("normalization folds case per code point: İ becomes i, and long runs stay linear")
+    void caseFolding() {
+        assertThat(ChineseTokens.normalize("İSTANBUL Straße ＡＢＣ")).isEqualTo("istanbul straße abc");
+        String run = "İ".repeat(200_000);
+        assertThat(ChineseTokens.normalize(run)).hasSize(200_000).matches("i+");
+    }
+
+    @Test
     void punctuationAndSpacesAreNotTokens() {
         assertThat(ChineseTokens.terms("你好，世界！ hello, world.")).allMatch(t -> !t.isBlank())
                 .doesNotContain("，", "！", ",", ".");

@@ -77,11 +77,12 @@ public final class Authority implements AutoCloseable {
             T result;
             try {
                 result = work.run();
-            } catch (RuntimeException | SQLException e) {
+                s.execute("COMMIT");
+            } catch (Throwable e) {
+                // Whatever failed, including an Error or the COMMIT itself, leave no open transaction.
                 rollback(s, e);
                 throw e;
             }
-            s.execute("COMMIT");
             return result;
         } catch (SQLException e) {
             throw new StorageException(operation, e);
@@ -108,7 +109,8 @@ public final class Authority implements AutoCloseable {
         }
     }
 
-    private static void rollback(Statement s, Exception primary) {
+    /** Rolls back; when no transaction is open any more (a failed COMMIT may end it), that is noted. */
+    private static void rollback(Statement s, Throwable primary) {
         try {
             s.execute("ROLLBACK");
         } catch (SQLException e) {
@@ -117,50 +119,33 @@ public final class Authority implements AutoCloseable {
     }
 
     /**
-     * Applies {@code items} in one transaction. If one is rejected, the transaction is rolled back
-     * and the items before it are applied again in a new one, so they end committed and nothing of
-     * the rejected item or those after it is.
+     * Applies {@code items} in one transaction, each under its own savepoint. If one is rejected, its
+     * savepoint is rolled back and the transaction commits the items before it: those end committed
+     * and nothing of the rejected item or those after it is.
      */
     private <I, T> BatchResult<T> batch(String operation, List<I> items, ItemWork<I, T> work) {
-        List<T> done = new ArrayList<>();
-        int[] failedAt = {-1};
-        JiyiException[] error = {null};
-        try {
-            write(operation, () -> {
+        return write(operation, () -> {
+            List<T> done = new ArrayList<>();
+            try (Statement s = connection.createStatement()) {
                 for (int i = 0; i < items.size(); i++) {
+                    s.execute("SAVEPOINT batch_item");
                     try {
                         done.add(work.apply(items.get(i)));
                     } catch (JiyiException e) {
-                        failedAt[0] = i;
-                        error[0] = e;
-                        throw new BatchAbort();
+                        s.execute("ROLLBACK TO batch_item");
+                        s.execute("RELEASE batch_item");
+                        return new BatchResult<>(done, i, e);
                     }
+                    s.execute("RELEASE batch_item");
                 }
-                return null;
-            });
+            }
             return BatchResult.success(done);
-        } catch (BatchAbort abort) {
-            List<I> before = items.subList(0, failedAt[0]);
-            List<T> committed = before.isEmpty() ? List.of() : write(operation, () -> {
-                List<T> again = new ArrayList<>(before.size());
-                for (I item : before) {
-                    again.add(work.apply(item));
-                }
-                return again;
-            });
-            return new BatchResult<>(committed, failedAt[0], error[0]);
-        }
+        });
     }
 
     @FunctionalInterface
     private interface ItemWork<I, T> {
         T apply(I item) throws SQLException;
-    }
-
-    private static final class BatchAbort extends RuntimeException {
-        BatchAbort() {
-            super(null, null, false, false);
-        }
     }
 
     // ---------------------------------------------------------------- personas (S2-S5)

@@ -25,6 +25,8 @@ import java.util.List;
  */
 public final class Fts5Index implements TransactionalIndex, CandidateIndex {
 
+    private static final String SCOPE_PREFIX = "jiyiscope";
+
     /** Loads the jieba dictionary before the write lock is taken. */
     @Override
     public void prepare() {
@@ -34,7 +36,7 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
     @Override
     public void eventAdded(Connection tx, Event event) throws SQLException {
         insert(tx, "INSERT INTO events_fts (rowid, tokens) VALUES (?, ?)", event.sequence(),
-                scopeToken(event.scope()) + " " + ChineseTokens.indexText(event.text()));
+                scopeToken(event.scope()) + " " + contentTokens(event.text()));
     }
 
     @Override
@@ -45,12 +47,29 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
     @Override
     public void memoryAdded(Connection tx, long rowId, Memory memory) throws SQLException {
         insert(tx, "INSERT INTO memories_fts (rowid, tokens) VALUES (?, ?)", rowId,
-                scopeToken(memory.scope()) + " " + ChineseTokens.indexText(memoryText(memory)));
+                scopeToken(memory.scope()) + " " + contentTokens(memoryText(memory)));
     }
 
     @Override
     public void memoryRemoved(Connection tx, long rowId) throws SQLException {
         delete(tx, "DELETE FROM memories_fts WHERE rowid = ?", rowId);
+    }
+
+    /**
+     * The text's tokens, space-separated, without any that look like a scope token: user text
+     * cannot put a row into another scope's filter (nor can a query name one, see literalQuery).
+     */
+    static String contentTokens(String text) {
+        StringBuilder sb = new StringBuilder();
+        for (String term : ChineseTokens.terms(text)) {
+            if (!term.startsWith(SCOPE_PREFIX)) {
+                if (!sb.isEmpty()) {
+                    sb.append(' ');
+                }
+                sb.append(term);
+            }
+        }
+        return sb.toString();
     }
 
     /** What a memory is found by: its text, quote, subject, gist and cue keys. */
@@ -83,7 +102,11 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
         return match(c, "events_fts", scope, query, limit);
     }
 
-    /** BM25 (k1 1.2, b 0.75) over the scope's rows; FTS5's bm25() is negative, so it is negated. */
+    /**
+     * BM25 (k1 1.2, b 0.75) over the scope's rows; FTS5's bm25() is negative, so it is negated.
+     * Equal scores go to the newer row: of two versions of the same text (a fact timeline), the
+     * later one is the one more likely to be current.
+     */
     private static List<Candidate> match(Connection c, String table, Scope scope, String query, int limit)
             throws SQLException {
         String terms = literalQuery(query);
@@ -92,7 +115,7 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
             return out;
         }
         try (PreparedStatement ps = c.prepareStatement("SELECT rowid, bm25(" + table + ") FROM " + table + " WHERE "
-                + table + " MATCH ? ORDER BY rank, rowid LIMIT ?")) {
+                + table + " MATCH ? ORDER BY rank, rowid DESC LIMIT ?")) {
             ps.setString(1, '"' + scopeToken(scope) + "\" AND (" + terms + ")");
             ps.setInt(2, limit);
             try (ResultSet rs = ps.executeQuery()) {
@@ -113,7 +136,7 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256")
                     .digest((scope.personaId() + "\u0000" + scope.projectId()).getBytes(StandardCharsets.UTF_8));
-            StringBuilder sb = new StringBuilder("jiyiscope");
+            StringBuilder sb = new StringBuilder(SCOPE_PREFIX);
             for (int i = 0; i < 10; i++) {
                 sb.append(Character.forDigit((digest[i] >> 4) & 0xF, 16)).append(Character.forDigit(digest[i] & 0xF, 16));
             }
@@ -130,15 +153,13 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
      * syntax. Returns null when the query has no searchable term.
      */
     public static String literalQuery(String query) {
-        List<String> terms = ChineseTokens.queryTerms(query);
-        if (terms.isEmpty()) {
-            return null;
+        List<String> quoted = new ArrayList<>();
+        for (String term : ChineseTokens.queryTerms(query)) {
+            if (!term.startsWith(SCOPE_PREFIX)) {
+                quoted.add('"' + term.replace("\"", "\"\"") + '"');
+            }
         }
-        List<String> quoted = new ArrayList<>(terms.size());
-        for (String term : terms) {
-            quoted.add('"' + term.replace("\"", "\"\"") + '"');
-        }
-        return String.join(" OR ", quoted);
+        return quoted.isEmpty() ? null : String.join(" OR ", quoted);
     }
 
     private static void insert(Connection tx, String sql, long rowId, String tokens) throws SQLException {

@@ -35,12 +35,13 @@ class Fts5IndexTest {
     Path dir;
 
     private Authority authority;
+    private final Fts5Index index = new Fts5Index();
     private final Scope scope = Scope.DEFAULT;
     private int next;
 
     @BeforeEach
     void open() {
-        authority = Authority.open(dir.resolve("jiyi.db"), List.of(new Fts5Index()));
+        authority = Authority.open(dir.resolve("jiyi.db"), List.of(index));
     }
 
     @AfterEach
@@ -129,6 +130,19 @@ class Fts5IndexTest {
         Random random = SeededRandom.create("Fts5IndexTest.randomLiteralQueries");
         for (int i = 0; i < 300; i++) {
             match("events_fts", SeededRandom.mixedText(random, 30));
+        }
+    }
+
+    @Test
+    @DisplayName("S1 R6 scope tokens cannot be named by a query or planted in text")
+    void scopeTokensAreReserved() throws SQLException {
+        String token = Fts5Index.scopeToken(scope);
+        event(Role.USER, "completely unrelated cooking notes");
+        assertThat(Fts5Index.literalQuery(token)).isNull();
+        assertThat(Fts5Index.contentTokens("hello " + token + " 世界")).isEqualTo("hello 世 世界 界");
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("jiyi.db"))) {
+            assertThat(index.memories(c, scope, token, 10)).isEmpty();
+            assertThat(index.events(c, scope, token + " cooking", 10)).hasSize(1);
         }
     }
 

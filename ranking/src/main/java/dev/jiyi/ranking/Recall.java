@@ -220,10 +220,11 @@ public final class Recall {
         return top > 0 ? top : 1;
     }
 
-    /** The {@code n} keys with the highest values, ties by smaller key. */
+    /** The {@code n} keys with the highest values; ties go to the larger (newer) row. */
     private static List<Long> best(Map<Long, Double> values, int n) {
         return values.entrySet().stream()
-                .sorted(Map.Entry.<Long, Double>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()))
+                .sorted(Map.Entry.<Long, Double>comparingByValue().reversed()
+                        .thenComparing(Map.Entry.<Long, Double>comparingByKey().reversed()))
                 .limit(Math.max(0, n))
                 .map(Map.Entry::getKey)
                 .toList();

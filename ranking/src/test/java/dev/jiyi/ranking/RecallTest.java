@@ -213,6 +213,22 @@ class RecallTest {
     }
 
     @Test
+    @DisplayName("T6 R4 the current version of a long fact timeline is recalled even when older versions tie on text")
+    void currentVersionOfLongTimeline() {
+        String e = event(Role.USER, "我搬家了很多次，现在住在城市里 I moved many times", NOW.minus(Duration.ofDays(400)));
+        List<Derivation> versions = new ArrayList<>();
+        for (int i = 0; i < 250; i++) {
+            versions.add(new Derivation(scope, MemoryDraft.builder(e).kind(Kind.FACT).basis(Basis.USER_STATEMENT)
+                    .text("用户住在城市 lives in the city").quote("现在住在城市里").subject("user").factKey("city")
+                    .validAt(NOW.minus(Duration.ofDays(300 - i))).build()));
+        }
+        assertThat(authority.addMemories(versions).failed()).isFalse();
+        RecallResult r = query("城市 city");
+        assertThat(r.items()).filteredOn(i -> i.type() == RecalledItem.Type.MEMORY).singleElement()
+                .satisfies(i -> assertThat(i.status()).isEqualTo("current"));
+    }
+
+    @Test
     @DisplayName("F2 F3 a 200-day-old episode shows its gist, a 3-year-old one a decade label, a 3-year-old preference stays detailed")
     void forgettingPresentation() {
         Instant d200 = NOW.minus(Duration.ofDays(200));
