@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The SQLite authority: every write rule of jiyi, each in one immediate transaction that also
@@ -413,11 +414,12 @@ public final class Authority implements AutoCloseable {
             throw new InvalidInputException("invalid_at", "must not be before valid_at");
         }
         Validity validity = new Validity(validAt, d.invalidAt());
+        String id = Ids.newMemoryId();
         if (d.onTimeline()) {
-            validity = placeOnTimeline(scope, d, validity);
+            validity = placeOnTimeline(scope, d, validity, source.sequence(), id);
         }
         Instant now = Times.now();
-        Memory memory = new Memory(Ids.newMemoryId(), scope, source.id(), d.kind(), d.basis(), d.text(), d.quote(),
+        Memory memory = new Memory(id, scope, source.id(), d.kind(), d.basis(), d.text(), d.quote(),
                 d.confidence(), d.subject(), d.factKey(), validity, null, d.emotion(), d.gist(), d.cueKeys(), now);
         long rowId;
         try (PreparedStatement ps = connection.prepareStatement("INSERT INTO memories (id, persona_id, project_id, "
@@ -457,17 +459,21 @@ public final class Authority implements AutoCloseable {
     }
 
     /**
-     * T4/T5: places a new single-valued fact by validity time. Existing members are ordered by
-     * (valid_at, insertion); the new one comes after every member with the same start. Its predecessor
-     * is closed at the new start; the new one is closed at its successor's start.
+     * T4/T5: places a new single-valued fact by validity time. Members are ordered by (valid_at,
+     * insertion, ID), where insertion is the source event's archive sequence: when the evidence was
+     * inserted, so the timeline does not depend on the order in which memories are derived from it
+     * (extractions may finish out of order). The predecessor is closed at the new start; the new one
+     * is closed at its successor's start. Revoked members take no part. Closed intervals are never
+     * reopened here or anywhere else (T7).
      */
-    private Validity placeOnTimeline(Scope scope, MemoryDraft d, Validity validity) throws SQLException {
+    private Validity placeOnTimeline(Scope scope, MemoryDraft d, Validity validity, long sequence, String id)
+            throws SQLException {
         String predecessor = null;
         Instant predecessorEnd = null;
         Instant successorStart = null;
-        try (PreparedStatement ps = connection.prepareStatement("SELECT id, valid_at, invalid_at FROM memories "
-                + "WHERE persona_id = ? AND project_id = ? AND subject = ? AND fact_key = ? AND revoked_at IS NULL "
-                + "ORDER BY valid_at, seq")) {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT m.id, m.valid_at, m.invalid_at, e.sequence "
+                + "FROM memories m JOIN events e ON e.id = m.event_id WHERE m.persona_id = ? AND m.project_id = ? "
+                + "AND m.subject = ? AND m.fact_key = ? AND m.revoked_at IS NULL ORDER BY m.valid_at, e.sequence, m.id")) {
             ps.setString(1, scope.personaId());
             ps.setString(2, scope.projectId());
             ps.setString(3, d.subject());
@@ -475,7 +481,14 @@ public final class Authority implements AutoCloseable {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     Instant start = Times.read(rs.getString(2));
-                    if (!start.isAfter(validity.validAt())) {
+                    int order = start.compareTo(validity.validAt());
+                    if (order == 0) {
+                        order = Long.compare(rs.getLong(4), sequence);
+                    }
+                    if (order == 0) {
+                        order = rs.getString(1).compareTo(id);
+                    }
+                    if (order < 0) {
                         predecessor = rs.getString(1);
                         predecessorEnd = Times.read(rs.getString(3));
                     } else {
@@ -575,8 +588,28 @@ public final class Authority implements AutoCloseable {
                     }
                 }
             }
-            return new MemoryView(memory, source, sourcePage, coDerived, relationsOf(memory.id()));
+            return new MemoryView(memory, source, sourcePage, coDerived, relationsOf(memory.id()),
+                    lineage(memory.id(), "SELECT to_id FROM relations WHERE from_id = ? AND type = 'corrects'"),
+                    lineage(memory.id(), "SELECT from_id FROM relations WHERE to_id = ? AND type = 'corrects'"));
         });
+    }
+
+    /** The memories reached from {@code start} by repeatedly following {@code step}, nearest first. */
+    private List<Memory> lineage(String start, String step) throws SQLException {
+        List<Memory> out = new ArrayList<>();
+        Set<String> seen = new java.util.LinkedHashSet<>(List.of(start)); // insertion order: breadth first
+        java.util.ArrayDeque<String> queue = new java.util.ArrayDeque<>(List.of(start));
+        try (PreparedStatement ps = connection.prepareStatement(step)) {
+            while (!queue.isEmpty()) {
+                ps.setString(1, queue.poll());
+                collect(ps, seen, queue);
+            }
+        }
+        seen.remove(start);
+        for (String id : seen) {
+            memoryById(id).ifPresent(out::add);
+        }
+        return out;
     }
 
     // ---------------------------------------------------------------- relations (M3)
@@ -597,23 +630,29 @@ public final class Authority implements AutoCloseable {
             if (!b.scope().equals(scope)) {
                 throw new InvalidInputException("b", "must be a memory of the same scope: cross-scope links are rejected");
             }
-            Instant now = Times.now();
-            try (PreparedStatement ps = connection.prepareStatement("INSERT INTO relations (persona_id, project_id, "
-                    + "from_id, to_id, type, created_at) VALUES (?, ?, ?, ?, 'related', ?) ON CONFLICT DO NOTHING")) {
-                ps.setString(1, scope.personaId());
-                ps.setString(2, scope.projectId());
-                ps.setString(3, fromId);
-                ps.setString(4, toId);
-                ps.setString(5, Times.format(now));
-                if (ps.executeUpdate() == 1) {
-                    changeLog.append(connection, "relation", fromId + "->" + toId, "insert", scope.personaId(),
-                            scope.projectId(), now);
-                }
-            }
-            return relationsOf(fromId).stream()
-                    .filter(r -> r.type() == RelationType.RELATED && r.fromId().equals(fromId) && r.toId().equals(toId))
-                    .findFirst().orElseThrow();
+            return insertRelation(scope, fromId, toId, RelationType.RELATED, Times.now());
         });
+    }
+
+    /** Inserts an edge unless it exists (idempotent) and returns the stored one. */
+    private Relation insertRelation(Scope scope, String fromId, String toId, RelationType type, Instant now)
+            throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("INSERT INTO relations (persona_id, project_id, "
+                + "from_id, to_id, type, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")) {
+            ps.setString(1, scope.personaId());
+            ps.setString(2, scope.projectId());
+            ps.setString(3, fromId);
+            ps.setString(4, toId);
+            ps.setString(5, type.code());
+            ps.setString(6, Times.format(now));
+            if (ps.executeUpdate() == 1) {
+                changeLog.append(connection, "relation", fromId + "->" + toId, "insert", scope.personaId(),
+                        scope.projectId(), now);
+            }
+        }
+        return relationsOf(fromId).stream()
+                .filter(r -> r.type() == type && r.fromId().equals(fromId) && r.toId().equals(toId))
+                .findFirst().orElseThrow();
     }
 
     private List<Relation> relationsOf(String memoryId) throws SQLException {
@@ -630,6 +669,263 @@ public final class Authority implements AutoCloseable {
             }
         }
         return out;
+    }
+
+    // ---------------------------------------------------------------- correction (C1-C3) and deletion (D1-D3)
+
+    /**
+     * C1, C2: corrects a mistaken memory. In one transaction: a new explicit-correction event holding
+     * the corrected text (same role as the mistaken memory's source, so the basis rules still hold;
+     * its own session, so it is nobody's adjacent turn), the mistaken memory revoked, the corrected
+     * memory derived from the new event with the mistaken memory's kind, basis, confidence, subject,
+     * fact key and emotion (its gist and cues described the mistake and are dropped), a
+     * {@code corrects} edge from the corrected memory to the mistaken one, the old source event
+     * marked amended, and every checkpoint of the scope invalidated (D3).
+     *
+     * <p>Without {@code validAt} the corrected memory keeps the mistaken one's start, and its end
+     * unless that came from a successor (C2); a fact timeline then places it like any member (T4).
+     */
+    public synchronized Correction correctMemory(Scope scope, String memoryId, CorrectionDraft draft) {
+        Ids.check("id", memoryId);
+        Objects.requireNonNull(draft, "draft");
+        prepareIndexes();
+        return write("correcting a memory", () -> {
+            Memory mistaken = memoryById(memoryId).filter(m -> m.scope().equals(scope))
+                    .orElseThrow(() -> new NotFoundException("memory", memoryId));
+            if (mistaken.revoked()) {
+                throw new ConflictException("memory " + memoryId
+                        + " is already revoked by a correction; correct the memory that replaced it instead");
+            }
+            Event original = eventById(mistaken.eventId()).orElseThrow();
+            Instant now = Times.now();
+
+            String eventId = Ids.newCorrectionEventId();
+            SubmitResult submitted = submitInTransaction(new EventSubmission(eventId, scope, original.role(),
+                    draft.text(), CORRECTION_SOURCE, Category.CORRECTION, eventId, now));
+
+            Instant validAt = draft.validAt() != null ? draft.validAt() : mistaken.validity().validAt();
+            Instant invalidAt = mistaken.validity().invalidAt();
+            if (invalidAt != null && !invalidAt.isAfter(validAt)) {
+                invalidAt = null; // a new start at or after the old end: the old end says nothing about it
+            }
+            setRevoked(mistaken, now);
+            MemoryDraft corrected = MemoryDraft.builder(eventId)
+                    .kind(mistaken.kind()).basis(mistaken.basis())
+                    .text(draft.text()).quote(draft.quoteOrText())
+                    .confidence(mistaken.confidence())
+                    .subject(mistaken.subject()).factKey(mistaken.factKey())
+                    .validAt(validAt).invalidAt(invalidAt)
+                    .emotion(mistaken.emotion())
+                    .build();
+            Memory added = addInTransaction(scope, corrected);
+            Relation relation = insertRelation(scope, added.id(), mistaken.id(), RelationType.CORRECTS, now);
+
+            try (PreparedStatement ps = connection.prepareStatement("UPDATE events SET amended = 1 WHERE id = ?")) {
+                ps.setString(1, original.id());
+                ps.executeUpdate();
+            }
+            changeLog.append(connection, "event", original.id(), "update", scope.personaId(), scope.projectId(), now);
+            int invalidated = invalidateCheckpoints(scope, now);
+            return new Correction(submitted.event(), memoryById(mistaken.id()).orElseThrow(),
+                    memoryById(added.id()).orElseThrow(), relation, invalidated);
+        });
+    }
+
+    /** The {@code source} of the explicit-correction events that {@link #correctMemory} creates. */
+    public static final String CORRECTION_SOURCE = "jiyi:correct";
+
+    private void setRevoked(Memory m, Instant now) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("UPDATE memories SET revoked_at = ? WHERE id = ?")) {
+            ps.setString(1, Times.format(now));
+            ps.setString(2, m.id());
+            ps.executeUpdate();
+        }
+        changeLog.append(connection, "memory", m.id(), "update", m.scope().personaId(), m.scope().projectId(), now);
+    }
+
+    /** D1: permanently deletes this event and everything connected to it; see {@link #deleteMemory}. */
+    public synchronized Deletion deleteEvent(Scope scope, String eventId) {
+        Ids.check("event", eventId);
+        return purge("deleting an event", () -> {
+            Event start = eventById(eventId).filter(e -> e.scope().equals(scope))
+                    .orElseThrow(() -> new NotFoundException("event", eventId));
+            return deleteClosure(scope, Set.of(start.id()), Set.of());
+        });
+    }
+
+    /**
+     * D1-D3: permanently deletes this memory's source event, every memory co-derived from it and the
+     * connected correction lineage in both directions, transitively (a lineage member's own source
+     * event and its co-derived memories too), with their FTS5 rows, vectors and relation edges, in
+     * one transaction. Memories linked to them only by {@code related} survive; the edges go. Intervals
+     * the removed facts had closed stay closed (T7). Checkpoints that covered a removed event are
+     * removed with it; every other checkpoint of the scope is invalidated. Change-log entries (IDs
+     * only, never text) let derived indexes follow.
+     */
+    public synchronized Deletion deleteMemory(Scope scope, String memoryId) {
+        Ids.check("memory", memoryId);
+        return purge("deleting a memory", () -> {
+            Memory start = memoryById(memoryId).filter(m -> m.scope().equals(scope))
+                    .orElseThrow(() -> new NotFoundException("memory", memoryId));
+            return deleteClosure(scope, Set.of(), Set.of(start.id()));
+        });
+    }
+
+    /**
+     * Runs a deletion with SQLite's secure_delete on (freed content is overwritten with zeros), then
+     * lets the indexes compact away what they still hold of removed rows, and finally checkpoints the
+     * write-ahead log so that older copies of the removed pages leave it. The checkpoint is best
+     * effort: a reader holding an old snapshot keeps those frames until it ends.
+     */
+    private Deletion purge(String operation, Work<Deletion> work) {
+        setPragma("secure_delete", "ON");
+        try {
+            Deletion deletion = write(operation, () -> {
+                Deletion d = work.run();
+                for (TransactionalIndex index : indexes) {
+                    index.compact(connection);
+                }
+                return d;
+            });
+            setPragma("wal_checkpoint", "TRUNCATE");
+            return deletion;
+        } finally {
+            setPragma("secure_delete", "OFF");
+        }
+    }
+
+    private void setPragma(String name, String value) {
+        try (Statement s = connection.createStatement()) {
+            s.execute("PRAGMA " + name + (name.equals("wal_checkpoint") ? "(" + value + ")" : " = " + value));
+        } catch (SQLException e) {
+            throw new StorageException("setting " + name, e);
+        }
+    }
+
+    private Deletion deleteClosure(Scope scope, Set<String> startEvents, Set<String> startMemories) throws SQLException {
+        // The closure: events pull in their memories; memories pull in their source events and their
+        // corrects neighbours in both directions. Related edges are not followed (D2).
+        Set<String> events = new java.util.LinkedHashSet<>(startEvents);
+        Set<String> memories = new java.util.LinkedHashSet<>(startMemories);
+        java.util.ArrayDeque<String> eventQueue = new java.util.ArrayDeque<>(startEvents);
+        java.util.ArrayDeque<String> memoryQueue = new java.util.ArrayDeque<>(startMemories);
+        try (PreparedStatement derived = connection.prepareStatement("SELECT id FROM memories WHERE event_id = ?");
+             PreparedStatement source = connection.prepareStatement("SELECT event_id FROM memories WHERE id = ?");
+             PreparedStatement lineage = connection.prepareStatement("SELECT to_id FROM relations WHERE from_id = ? "
+                     + "AND type = 'corrects' UNION SELECT from_id FROM relations WHERE to_id = ? AND type = 'corrects'")) {
+            while (!eventQueue.isEmpty() || !memoryQueue.isEmpty()) {
+                if (!eventQueue.isEmpty()) {
+                    derived.setString(1, eventQueue.poll());
+                    collect(derived, memories, memoryQueue);
+                    continue;
+                }
+                String memory = memoryQueue.poll();
+                source.setString(1, memory);
+                collect(source, events, eventQueue);
+                lineage.setString(1, memory);
+                lineage.setString(2, memory);
+                collect(lineage, memories, memoryQueue);
+            }
+        }
+        Instant now = Times.now();
+        int relations = 0;
+        int vectors = 0;
+        List<long[]> memoryRows = new ArrayList<>();
+        try (PreparedStatement edges = connection.prepareStatement(
+                "DELETE FROM relations WHERE from_id = ? OR to_id = ? RETURNING from_id, to_id");
+             PreparedStatement vector = connection.prepareStatement("DELETE FROM embeddings WHERE memory_id = ?");
+             PreparedStatement row = connection.prepareStatement("DELETE FROM memories WHERE id = ? RETURNING seq")) {
+            for (String memory : memories) {
+                edges.setString(1, memory);
+                edges.setString(2, memory);
+                List<String> removed = new ArrayList<>();
+                try (ResultSet rs = edges.executeQuery()) {
+                    while (rs.next()) {
+                        removed.add(rs.getString(1) + "->" + rs.getString(2));
+                    }
+                }
+                for (String edge : removed) {
+                    relations++;
+                    changeLog.append(connection, "relation", edge, "delete", scope.personaId(), scope.projectId(), now);
+                }
+                vector.setString(1, memory);
+                vectors += vector.executeUpdate();
+                row.setString(1, memory);
+                long seq;
+                try (ResultSet rs = row.executeQuery()) {
+                    rs.next();
+                    seq = rs.getLong(1);
+                }
+                for (TransactionalIndex index : indexes) {
+                    index.memoryRemoved(connection, seq);
+                }
+                changeLog.append(connection, "memory", memory, "delete", scope.personaId(), scope.projectId(), now);
+            }
+        }
+        int checkpointsRemoved = 0;
+        try (PreparedStatement covering = connection.prepareStatement("DELETE FROM checkpoints WHERE covered_seq = "
+                + "(SELECT sequence FROM events WHERE id = ?) RETURNING id");
+             PreparedStatement row = connection.prepareStatement("DELETE FROM events WHERE id = ? RETURNING sequence")) {
+            for (String event : events) {
+                covering.setString(1, event);
+                List<Long> removed = new ArrayList<>();
+                try (ResultSet rs = covering.executeQuery()) {
+                    while (rs.next()) {
+                        removed.add(rs.getLong(1));
+                    }
+                }
+                for (Long checkpoint : removed) {
+                    checkpointsRemoved++;
+                    changeLog.append(connection, "checkpoint", checkpoint.toString(), "delete",
+                            scope.personaId(), scope.projectId(), now);
+                }
+                row.setString(1, event);
+                long sequence;
+                try (ResultSet rs = row.executeQuery()) {
+                    rs.next();
+                    sequence = rs.getLong(1);
+                }
+                for (TransactionalIndex index : indexes) {
+                    index.eventRemoved(connection, sequence);
+                }
+                changeLog.append(connection, "event", event, "delete", scope.personaId(), scope.projectId(), now);
+            }
+        }
+        int invalidated = invalidateCheckpoints(scope, now);
+        return new Deletion(List.copyOf(events), List.copyOf(memories), relations, vectors, checkpointsRemoved,
+                invalidated);
+    }
+
+    private static void collect(PreparedStatement ps, Set<String> seen, java.util.Queue<String> queue) throws SQLException {
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                String id = rs.getString(1);
+                if (seen.add(id)) {
+                    queue.add(id);
+                }
+            }
+        }
+    }
+
+    /** D3: invalidates every still-valid checkpoint of the scope; returns how many. */
+    private int invalidateCheckpoints(Scope scope, Instant now) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("UPDATE checkpoints SET invalidated_at = ? "
+                + "WHERE persona_id = ? AND project_id = ? AND invalidated_at IS NULL RETURNING id")) {
+            ps.setString(1, Times.format(now));
+            ps.setString(2, scope.personaId());
+            ps.setString(3, scope.projectId());
+            List<Long> ids = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.add(rs.getLong(1));
+                }
+            }
+            for (Long id : ids) {
+                changeLog.append(connection, "checkpoint", id.toString(), "update", scope.personaId(),
+                        scope.projectId(), now);
+            }
+            return ids.size();
+        }
     }
 
     // ---------------------------------------------------------------- checkpoints (K1)

@@ -43,6 +43,11 @@ public final class Ids {
         return "mem_" + ulid(System.currentTimeMillis());
     }
 
+    /** A new ID for an explicit-correction event that jiyi creates itself (C1): {@code corr_} and a ULID. */
+    public static String newCorrectionEventId() {
+        return "corr_" + ulid(System.currentTimeMillis());
+    }
+
     static String ulid(long millis) {
         byte[] random = new byte[10];
         RANDOM.nextBytes(random);

@@ -28,4 +28,12 @@ public interface TransactionalIndex {
 
     /** The memory with this internal row number is being removed. */
     void memoryRemoved(Connection tx, long rowId) throws SQLException;
+
+    /**
+     * Called at the end of a permanent deletion (D1), still inside its transaction: rewrite whatever
+     * storage still holds traces of the removed rows (an inverted index keeps a deleted document's
+     * terms in its segments until they are merged), so that nothing of them remains.
+     */
+    default void compact(Connection tx) throws SQLException {
+    }
 }

@@ -33,6 +33,7 @@ public final class JiyiCommand implements Runnable {
         m.put("event", EventCommand.class);
         m.put("memory", MemoryCommand.class);
         m.put("relate", RelateCommand.class);
+        m.put("delete", DeleteCommand.class);
         m.put("recall", RecallCommand.class);
         m.put("checkpoint", CheckpointCommand.class);
         m.put("doctor", DoctorCommand.class);

@@ -2,6 +2,8 @@ package dev.jiyi.cli;
 
 import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.Basis;
+import dev.jiyi.authority.Correction;
+import dev.jiyi.authority.CorrectionDraft;
 import dev.jiyi.authority.Derivation;
 import dev.jiyi.authority.Emotion;
 import dev.jiyi.authority.InvalidInputException;
@@ -24,9 +26,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** {@code jiyi memory add|read}: derive memories by hand (M2) and read them with their evidence (M4). */
-@Command(name = "memory", description = "Derive memories by hand and read them.",
-        subcommands = {MemoryCommand.Add.class, MemoryCommand.Read.class})
+/**
+ * {@code jiyi memory add|read|correct}: derive memories by hand (M2), read them with their evidence
+ * and lineage (M4), correct a mistaken one (C1, C2).
+ */
+@Command(name = "memory", description = "Derive memories by hand, read and correct them.",
+        subcommands = {MemoryCommand.Add.class, MemoryCommand.Read.class, MemoryCommand.Correct.class})
 final class MemoryCommand {
 
     /** Fields of one {@code memory add --batch} line (the same as the flags, snake_case). */
@@ -243,6 +248,64 @@ final class MemoryCommand {
                 out.text("relations:");
                 for (Relation r : view.relations()) {
                     out.text("  " + r.fromId() + " -" + r.type().code() + "-> " + r.toId());
+                }
+            }
+            printLineage(out, "corrects (the mistakes this memory replaced):", view.corrects());
+            printLineage(out, "corrected by (newer corrections of this memory):", view.correctedBy());
+            return ExitCode.OK;
+        }
+
+        private static void printLineage(Output out, String title, List<Memory> lineage) {
+            if (lineage.isEmpty()) {
+                return;
+            }
+            out.text("");
+            out.text(title);
+            for (Memory m : lineage) {
+                out.text("  " + m.id() + (m.revoked() ? "  REVOKED " + Times.format(m.revokedAt()) : "")
+                        + "  (event " + m.eventId() + ") " + m.text());
+            }
+        }
+    }
+
+    @Command(name = "correct", description = {"Correct a mistaken memory: records the corrected text as a new",
+            "correction event, revokes the mistaken memory, derives the corrected one with a 'corrects' link,",
+            "marks the old event amended and invalidates the scope's checkpoints. For a fact that changed",
+            "(not a mistake), submit a new event instead."})
+    static final class Correct extends Verb {
+        @Parameters(index = "0", paramLabel = "ID", description = "The mistaken memory's ID.")
+        String id;
+
+        @Option(names = "--text", required = true, paramLabel = "T", description = "The corrected memory text.")
+        String text;
+
+        @Option(names = "--quote", paramLabel = "Q",
+                description = "Exact substring of the corrected text to quote (default: all of it).")
+        String quote;
+
+        @Option(names = "--valid-at", paramLabel = "TIME",
+                description = "Start of the corrected memory's validity (default: the mistaken memory's start).")
+        String validAt;
+
+        @Override
+        int run(Jiyi jiyi, Output out) {
+            CorrectionDraft draft = new CorrectionDraft(text, quote,
+                    validAt == null ? null : Times.parse("valid_at", validAt));
+            Correction c = jiyi.authority().correctMemory(scope(), id, draft);
+            if (out.json()) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("event", Views.event(c.event()));
+                m.put("revoked", Views.memory(c.revoked()));
+                m.put("corrected", Views.memory(c.corrected()));
+                m.put("relation", Views.relation(c.relation()));
+                m.put("checkpoints_invalidated", c.checkpointsInvalidated());
+                out.json(m);
+            } else {
+                out.text("revoked " + c.revoked().id() + "; corrected memory:");
+                printMemory(out, c.corrected());
+                out.text("  correction event " + c.event().id() + "; old event " + c.revoked().eventId() + " marked amended");
+                if (c.checkpointsInvalidated() > 0) {
+                    out.text("invalidated " + c.checkpointsInvalidated() + " checkpoint(s) of this scope");
                 }
             }
             return ExitCode.OK;

@@ -1,6 +1,7 @@
 package dev.jiyi.cli;
 
 import dev.jiyi.authority.Checkpoint;
+import dev.jiyi.authority.Deletion;
 import dev.jiyi.authority.DoctorReport;
 import dev.jiyi.authority.Event;
 import dev.jiyi.authority.Memory;
@@ -124,6 +125,21 @@ final class Views {
         m.put("source_page", page);
         m.put("co_derived", v.coDerived().stream().map(Views::memory).toList());
         m.put("relations", v.relations().stream().map(Views::relation).toList());
+        Map<String, Object> lineage = new LinkedHashMap<>();
+        lineage.put("corrects", v.corrects().stream().map(Views::memory).toList());
+        lineage.put("corrected_by", v.correctedBy().stream().map(Views::memory).toList());
+        m.put("lineage", lineage);
+        return m;
+    }
+
+    static Map<String, Object> deletion(Deletion d) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("events", d.eventIds());
+        m.put("memories", d.memoryIds());
+        m.put("relations_removed", d.relationsRemoved());
+        m.put("vectors_removed", d.vectorsRemoved());
+        m.put("checkpoints_removed", d.checkpointsRemoved());
+        m.put("checkpoints_invalidated", d.checkpointsInvalidated());
         return m;
     }
 

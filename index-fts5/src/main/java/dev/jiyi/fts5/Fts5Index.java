@@ -56,6 +56,20 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
     }
 
     /**
+     * A removed row leaves only a tombstone: its terms stay in the FTS5 segment pages (the
+     * {@code *_data} shadow tables) until those segments are merged. 'optimize' merges every segment
+     * into one, so the removed rows' terms are gone from the index storage when the deletion commits.
+     * Its cost grows with the index (measured in docs/benchmarks.md); deletions are rare.
+     */
+    @Override
+    public void compact(Connection tx) throws SQLException {
+        try (java.sql.Statement s = tx.createStatement()) {
+            s.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')");
+            s.execute("INSERT INTO events_fts (events_fts) VALUES ('optimize')");
+        }
+    }
+
+    /**
      * The text's tokens, space-separated, without any that look like a scope token: user text
      * cannot put a row into another scope's filter (nor can a query name one, see literalQuery).
      */
