@@ -778,7 +778,11 @@ public final class Authority implements AutoCloseable {
      * effort: a reader holding an old snapshot keeps those frames until it ends.
      */
     private Deletion purge(String operation, Work<Deletion> work) {
-        setPragma("secure_delete", "ON");
+        try (Statement s = connection.createStatement()) {
+            s.execute("PRAGMA secure_delete = ON");
+        } catch (SQLException e) {
+            throw new StorageException(operation, e);
+        }
         try {
             Deletion deletion = write(operation, () -> {
                 Deletion d = work.run();
@@ -787,18 +791,19 @@ public final class Authority implements AutoCloseable {
                 }
                 return d;
             });
-            setPragma("wal_checkpoint", "TRUNCATE");
+            // Committed: from here on nothing may report the deletion as failed.
+            try (Statement s = connection.createStatement()) {
+                s.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+            } catch (SQLException busy) {
+                // Best effort: the frames are overwritten when the log is next reset.
+            }
             return deletion;
         } finally {
-            setPragma("secure_delete", "OFF");
-        }
-    }
-
-    private void setPragma(String name, String value) {
-        try (Statement s = connection.createStatement()) {
-            s.execute("PRAGMA " + name + (name.equals("wal_checkpoint") ? "(" + value + ")" : " = " + value));
-        } catch (SQLException e) {
-            throw new StorageException("setting " + name, e);
+            try (Statement s = connection.createStatement()) {
+                s.execute("PRAGMA secure_delete = OFF");
+            } catch (SQLException e) {
+                // Harmless: the connection only keeps zeroing what it frees.
+            }
         }
     }
 

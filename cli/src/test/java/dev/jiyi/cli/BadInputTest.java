@@ -857,6 +857,98 @@ class BadInputTest {
         assertThat(cli.rowCounts()).isEqualTo(plus(before, "relations", 1, "change_log", 1));
     }
 
+    // ====================================================================== memory correct
+
+    @Test
+    @DisplayName("C1 O7 memory correct: blank, missing or oversized --text names text and the rule, and changes nothing")
+    void memoryCorrectBadText() {
+        rejected("text", "must not be blank", "memory", "correct", memoryDefault, "--text", "  \t ");
+        rejected("--text", "Missing required", "memory", "correct", memoryDefault);
+        rejected("text", "at most 2000 characters", "memory", "correct", memoryDefault,
+                "--text", CN_SECRET + SECRET + "绿茶".repeat(1_000));
+    }
+
+    @Test
+    @DisplayName("C1 O7 memory correct: a --quote that is not part of the corrected text names quote and the rule")
+    void memoryCorrectQuoteNotInText() {
+        rejected("quote", "exact substring of the corrected text", "memory", "correct", memoryDefault,
+                "--text", "用户其实喜欢红茶 likes black tea", "--quote", CN_SECRET + SECRET);
+        rejected("quote", "must not be blank", "memory", "correct", memoryDefault,
+                "--text", "用户其实喜欢红茶 likes black tea", "--quote", " ");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badTimes")
+    @DisplayName("C2 E4 O7 memory correct: a --valid-at without offset, or garbage, names valid_at and the rule")
+    void memoryCorrectBadValidAt(String value, String rule) {
+        rejected("valid_at", rule, "memory", "correct", memoryDefault, "--text", "用户其实喜欢红茶 black tea",
+                "--valid-at", value);
+    }
+
+    @Test
+    @DisplayName("C1 O7 memory correct: an ID with whitespace is invalid input (exit 2)")
+    void memoryCorrectIdWithWhitespace() {
+        rejected("id", "whitespace", "memory", "correct", CN_SECRET + " " + SECRET, "--text", "红茶 black tea");
+    }
+
+    @Test
+    @DisplayName("C1 S1 memory correct: an unknown memory, or one of another scope, is not found (exit 1) and nothing changes")
+    void memoryCorrectUnknownOrOtherScope() {
+        for (String[] args : List.of(
+                new String[]{"memory", "correct", "mem_UNKNOWN", "--text", "红茶 " + SECRET},
+                new String[]{"memory", "correct", memoryOther, "--text", "红茶 " + SECRET},
+                new String[]{"--project", "other", "memory", "correct", memoryDefault, "--text", "红茶 " + SECRET})) {
+            Map<String, Long> before = cli.rowCounts();
+            CliRunner.Result r = cli.run(args);
+            assertThat(r.code()).as(r.toString()).isEqualTo(ExitCode.NOT_FOUND);
+            assertThat(r.err()).contains("memory").contains("not found");
+            assertNoEcho(r, SECRET);
+            assertThat(cli.rowCounts()).isEqualTo(before);
+        }
+    }
+
+    @Test
+    @DisplayName("C1 memory correct: correcting a memory already revoked by a correction is a conflict (exit 3) and changes nothing")
+    void memoryCorrectRevoked() {
+        ok("memory", "correct", memoryDefault, "--text", "用户其实喜欢红茶 likes black tea");
+        Map<String, Long> before = cli.rowCounts();
+        CliRunner.Result r = cli.run("memory", "correct", memoryDefault, "--text", "用户喜欢白茶 " + SECRET);
+        assertThat(r.code()).as(r.toString()).isEqualTo(ExitCode.CONFLICT);
+        assertThat(r.err()).contains("already revoked");
+        assertNoEcho(r, SECRET);
+        assertThat(cli.rowCounts()).isEqualTo(before);
+    }
+
+    // ====================================================================== delete
+
+    @Test
+    @DisplayName("D1 O7 delete: neither or both of --event and --memory is invalid input (exit 2) and deletes nothing")
+    void deleteTargetRequiredAndExclusive() {
+        rejected("--event", "Missing required", "delete");
+        rejected("--event", "mutually exclusive", "delete", "--event", "u1", "--memory", memoryDefault);
+    }
+
+    @Test
+    @DisplayName("D1 O7 delete: an ID with whitespace names the field, not the value")
+    void deleteIdWithWhitespace() {
+        rejected("event", "whitespace", "delete", "--event", CN_SECRET + " " + SECRET);
+        rejected("memory", "whitespace", "delete", "--memory", CN_SECRET + "\t" + SECRET);
+    }
+
+    @Test
+    @DisplayName("D1 S1 delete: an unknown ID, or one of another scope, is not found (exit 1) and deletes nothing")
+    void deleteUnknownOrOtherScope() {
+        for (String[] args : List.of(new String[]{"delete", "--event", "nope"}, new String[]{"delete", "--memory", "mem_nope"},
+                new String[]{"delete", "--event", "o1"}, new String[]{"delete", "--memory", memoryOther},
+                new String[]{"--project", "other", "delete", "--event", "u1"})) {
+            Map<String, Long> before = cli.rowCounts();
+            CliRunner.Result r = cli.run(args);
+            assertThat(r.code()).as(r.toString()).isEqualTo(ExitCode.NOT_FOUND);
+            assertThat(r.err()).contains("not found");
+            assertThat(cli.rowCounts()).isEqualTo(before);
+        }
+    }
+
     // ====================================================================== checkpoint save / show
 
     private String[] checkpointSave(String... overrides) {
