@@ -20,6 +20,14 @@ import java.util.List;
  */
 public final class ChineseTokens {
 
+    /**
+     * The version of this token stream: of the normalization, segmentation, dictionary, unigrams and
+     * stemming together. Indexes record it and are rebuilt when it changes (an FTS5 row is deleted
+     * with the very tokens it was inserted with). {@code AnalysisVersionTest} pins the token stream of
+     * a fixed corpus: when it fails, the stream changed, and this string must change with it.
+     */
+    public static final String VERSION = "analysis-1";
+
     private static final Comparator<Token> ORDER = Comparator.comparingInt(Token::start)
             .thenComparingInt(Token::end)
             .thenComparing(Token::text);

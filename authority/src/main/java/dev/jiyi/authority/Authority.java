@@ -50,9 +50,66 @@ public final class Authority implements AutoCloseable {
         this.indexes = List.copyOf(indexes);
     }
 
-    /** Opens (creating and migrating as needed) the database file, with these indexes attached. */
+    /**
+     * Opens (creating and migrating as needed) the database file, with these indexes attached. An
+     * attached index whose stored version differs from its own is rebuilt first (see
+     * {@link TransactionalIndex#version()}).
+     */
     public static Authority open(Path file, List<TransactionalIndex> indexes) {
-        return new Authority(Database.open(file), indexes);
+        Authority authority = new Authority(Database.open(file), indexes);
+        try {
+            authority.rebuildStaleIndexes();
+        } catch (RuntimeException e) {
+            authority.close();
+            throw e;
+        }
+        return authority;
+    }
+
+    private void rebuildStaleIndexes() {
+        for (TransactionalIndex index : indexes) {
+            String version = index.version();
+            if (version == null || version.equals(read("reading index state", () -> indexVersion(index.name())))) {
+                continue;
+            }
+            index.prepare();
+            write("rebuilding the " + index.name() + " index", () -> {
+                if (version.equals(indexVersion(index.name()))) {
+                    return null; // another process rebuilt it while this one waited for the lock
+                }
+                index.clear(connection);
+                try (Statement s = connection.createStatement()) {
+                    try (ResultSet rs = s.executeQuery("SELECT " + EVENT_COLUMNS + " FROM events ORDER BY sequence")) {
+                        while (rs.next()) {
+                            index.eventAdded(connection, event(rs));
+                        }
+                    }
+                    try (ResultSet rs = s.executeQuery("SELECT " + MEMORY_COLUMNS + " FROM memories ORDER BY seq")) {
+                        while (rs.next()) {
+                            index.memoryAdded(connection, rs.getLong(1), memory(rs));
+                        }
+                    }
+                }
+                try (PreparedStatement ps = connection.prepareStatement("INSERT INTO index_state (name, version, built_at) "
+                        + "VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET version = excluded.version, "
+                        + "built_at = excluded.built_at")) {
+                    ps.setString(1, index.name());
+                    ps.setString(2, version);
+                    ps.setString(3, Times.format(Times.now()));
+                    ps.executeUpdate();
+                }
+                return null;
+            });
+        }
+    }
+
+    private String indexVersion(String name) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT version FROM index_state WHERE name = ?")) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        }
     }
 
     @Override
@@ -682,8 +739,9 @@ public final class Authority implements AutoCloseable {
      * {@code corrects} edge from the corrected memory to the mistaken one, the old source event
      * marked amended, and every checkpoint of the scope invalidated (D3).
      *
-     * <p>Without {@code validAt} the corrected memory keeps the mistaken one's start, and its end
-     * unless that came from a successor (C2); a fact timeline then places it like any member (T4).
+     * <p>Without {@code validAt} the corrected memory keeps the mistaken one's start (C2). It keeps
+     * the mistaken one's end when that is after its start; a fact timeline then places it like any
+     * member (T4), and a closed interval is never reopened.
      */
     public synchronized Correction correctMemory(Scope scope, String memoryId, CorrectionDraft draft) {
         Ids.check("id", memoryId);
@@ -731,6 +789,9 @@ public final class Authority implements AutoCloseable {
         });
     }
 
+    /** How long a deletion's closing WAL checkpoint waits for readers on older snapshots. */
+    private static final int CHECKPOINT_WAIT_MS = 2_000;
+
     /** The {@code source} of the explicit-correction events that {@link #correctMemory} creates. */
     public static final String CORRECTION_SOURCE = "jiyi:correct";
 
@@ -772,10 +833,10 @@ public final class Authority implements AutoCloseable {
     }
 
     /**
-     * Runs a deletion with SQLite's secure_delete on (freed content is overwritten with zeros), then
-     * lets the indexes compact away what they still hold of removed rows, and finally checkpoints the
-     * write-ahead log so that older copies of the removed pages leave it. The checkpoint is best
-     * effort: a reader holding an old snapshot keeps those frames until it ends.
+     * Runs a deletion with SQLite's secure_delete on (the cells and pages it frees are overwritten
+     * with zeros; the FTS5 tables are in their own secure-delete mode, which removes a deleted row's
+     * entries from the index pages at once), then checkpoints the write-ahead log so that older copies
+     * of the changed pages leave it.
      */
     private Deletion purge(String operation, Work<Deletion> work) {
         try (Statement s = connection.createStatement()) {
@@ -784,18 +845,18 @@ public final class Authority implements AutoCloseable {
             throw new StorageException(operation, e);
         }
         try {
-            Deletion deletion = write(operation, () -> {
-                Deletion d = work.run();
-                for (TransactionalIndex index : indexes) {
-                    index.compact(connection);
-                }
-                return d;
-            });
-            // Committed: from here on nothing may report the deletion as failed.
+            Deletion deletion = write(operation, work);
+            // Committed: from here on nothing may report the deletion as failed. A reader still on an
+            // older snapshot makes the checkpoint wait; it waits briefly, not the full busy timeout.
             try (Statement s = connection.createStatement()) {
-                s.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+                s.execute("PRAGMA busy_timeout = " + CHECKPOINT_WAIT_MS);
+                try {
+                    s.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+                } finally {
+                    s.execute("PRAGMA busy_timeout = " + Database.BUSY_TIMEOUT_MS);
+                }
             } catch (SQLException busy) {
-                // Best effort: the frames are overwritten when the log is next reset.
+                // Best effort: the old frames are overwritten when the log is next reset.
             }
             return deletion;
         } finally {
@@ -835,64 +896,55 @@ public final class Authority implements AutoCloseable {
         Instant now = Times.now();
         int relations = 0;
         int vectors = 0;
-        List<long[]> memoryRows = new ArrayList<>();
         try (PreparedStatement edges = connection.prepareStatement(
-                "DELETE FROM relations WHERE from_id = ? OR to_id = ? RETURNING from_id, to_id");
+                "DELETE FROM relations WHERE from_id = ? OR to_id = ? RETURNING from_id || '->' || to_id");
              PreparedStatement vector = connection.prepareStatement("DELETE FROM embeddings WHERE memory_id = ?");
-             PreparedStatement row = connection.prepareStatement("DELETE FROM memories WHERE id = ? RETURNING seq")) {
+             PreparedStatement row = connection.prepareStatement("DELETE FROM memories WHERE id = ?")) {
             for (String memory : memories) {
                 edges.setString(1, memory);
                 edges.setString(2, memory);
-                List<String> removed = new ArrayList<>();
-                try (ResultSet rs = edges.executeQuery()) {
-                    while (rs.next()) {
-                        removed.add(rs.getString(1) + "->" + rs.getString(2));
-                    }
-                }
-                for (String edge : removed) {
+                for (String edge : firstColumn(edges)) {
                     relations++;
                     changeLog.append(connection, "relation", edge, "delete", scope.personaId(), scope.projectId(), now);
                 }
                 vector.setString(1, memory);
                 vectors += vector.executeUpdate();
-                row.setString(1, memory);
                 long seq;
-                try (ResultSet rs = row.executeQuery()) {
-                    rs.next();
-                    seq = rs.getLong(1);
+                Memory removed;
+                try (PreparedStatement ps = connection.prepareStatement(
+                        "SELECT " + MEMORY_COLUMNS + " FROM memories WHERE id = ?")) {
+                    ps.setString(1, memory);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        rs.next();
+                        seq = rs.getLong(1);
+                        removed = memory(rs);
+                    }
                 }
                 for (TransactionalIndex index : indexes) {
-                    index.memoryRemoved(connection, seq);
+                    index.memoryRemoved(connection, seq, removed);
                 }
+                row.setString(1, memory);
+                row.executeUpdate();
                 changeLog.append(connection, "memory", memory, "delete", scope.personaId(), scope.projectId(), now);
             }
         }
         int checkpointsRemoved = 0;
         try (PreparedStatement covering = connection.prepareStatement("DELETE FROM checkpoints WHERE covered_seq = "
                 + "(SELECT sequence FROM events WHERE id = ?) RETURNING id");
-             PreparedStatement row = connection.prepareStatement("DELETE FROM events WHERE id = ? RETURNING sequence")) {
+             PreparedStatement row = connection.prepareStatement("DELETE FROM events WHERE id = ?")) {
             for (String event : events) {
                 covering.setString(1, event);
-                List<Long> removed = new ArrayList<>();
-                try (ResultSet rs = covering.executeQuery()) {
-                    while (rs.next()) {
-                        removed.add(rs.getLong(1));
-                    }
-                }
-                for (Long checkpoint : removed) {
+                for (String checkpoint : firstColumn(covering)) {
                     checkpointsRemoved++;
-                    changeLog.append(connection, "checkpoint", checkpoint.toString(), "delete",
-                            scope.personaId(), scope.projectId(), now);
+                    changeLog.append(connection, "checkpoint", checkpoint, "delete", scope.personaId(),
+                            scope.projectId(), now);
+                }
+                Event removed = eventById(event).orElseThrow();
+                for (TransactionalIndex index : indexes) {
+                    index.eventRemoved(connection, removed);
                 }
                 row.setString(1, event);
-                long sequence;
-                try (ResultSet rs = row.executeQuery()) {
-                    rs.next();
-                    sequence = rs.getLong(1);
-                }
-                for (TransactionalIndex index : indexes) {
-                    index.eventRemoved(connection, sequence);
-                }
+                row.executeUpdate();
                 changeLog.append(connection, "event", event, "delete", scope.personaId(), scope.projectId(), now);
             }
         }
@@ -901,13 +953,25 @@ public final class Authority implements AutoCloseable {
                 invalidated);
     }
 
-    private static void collect(PreparedStatement ps, Set<String> seen, java.util.Queue<String> queue) throws SQLException {
+    /**
+     * Runs {@code ps} (a query, or a write with RETURNING) and returns its first column as text, every
+     * row, fully read before any other statement runs on the connection.
+     */
+    private static List<String> firstColumn(PreparedStatement ps) throws SQLException {
+        List<String> out = new ArrayList<>();
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                String id = rs.getString(1);
-                if (seen.add(id)) {
-                    queue.add(id);
-                }
+                out.add(rs.getString(1));
+            }
+        }
+        return out;
+    }
+
+    /** Adds the IDs {@code ps} returns to {@code seen}, and those not seen before to {@code queue}. */
+    private static void collect(PreparedStatement ps, Set<String> seen, java.util.Queue<String> queue) throws SQLException {
+        for (String id : firstColumn(ps)) {
+            if (seen.add(id)) {
+                queue.add(id);
             }
         }
     }
@@ -919,15 +983,9 @@ public final class Authority implements AutoCloseable {
             ps.setString(1, Times.format(now));
             ps.setString(2, scope.personaId());
             ps.setString(3, scope.projectId());
-            List<Long> ids = new ArrayList<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    ids.add(rs.getLong(1));
-                }
-            }
-            for (Long id : ids) {
-                changeLog.append(connection, "checkpoint", id.toString(), "update", scope.personaId(),
-                        scope.projectId(), now);
+            List<String> ids = firstColumn(ps);
+            for (String id : ids) {
+                changeLog.append(connection, "checkpoint", id, "update", scope.personaId(), scope.projectId(), now);
             }
             return ids.size();
         }

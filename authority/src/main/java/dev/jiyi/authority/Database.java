@@ -26,7 +26,7 @@ import java.util.List;
 public final class Database {
 
     /** The schema version this build writes. */
-    public static final int SCHEMA_VERSION = 3;
+    public static final int SCHEMA_VERSION = 4;
 
     /** How long a writer waits for another process's write lock. */
     public static final int BUSY_TIMEOUT_MS = 30_000;
@@ -34,7 +34,8 @@ public final class Database {
     private static final List<String> MIGRATIONS = List.of(
             "migrations/V1__base.sql",
             "migrations/V2__gists_cues_lookups.sql",
-            "migrations/V3__capture_cursors.sql");
+            "migrations/V3__capture_cursors.sql",
+            "migrations/V4__fts5_secure_delete.sql");
 
     private Database() {
     }

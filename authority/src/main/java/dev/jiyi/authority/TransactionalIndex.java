@@ -20,20 +20,34 @@ public interface TransactionalIndex {
     /** A raw event was inserted. */
     void eventAdded(Connection tx, Event event) throws SQLException;
 
-    /** A raw event with this sequence is being removed. */
-    void eventRemoved(Connection tx, long sequence) throws SQLException;
+    /** A raw event is being removed (its row is still there): the same event {@link #eventAdded} got. */
+    void eventRemoved(Connection tx, Event event) throws SQLException;
 
     /** A memory was inserted; {@code rowId} is its internal row number. */
     void memoryAdded(Connection tx, long rowId, Memory memory) throws SQLException;
 
-    /** The memory with this internal row number is being removed. */
-    void memoryRemoved(Connection tx, long rowId) throws SQLException;
+    /**
+     * A memory is being removed (its row is still there): the same memory and row number
+     * {@link #memoryAdded} got. Nothing of it may remain in the index afterwards (D1).
+     */
+    void memoryRemoved(Connection tx, long rowId, Memory memory) throws SQLException;
+
+    /** The name this index's state is kept under in {@code index_state}. */
+    default String name() {
+        return getClass().getSimpleName();
+    }
 
     /**
-     * Called at the end of a permanent deletion (D1), still inside its transaction: rewrite whatever
-     * storage still holds traces of the removed rows (an inverted index keeps a deleted document's
-     * terms in its segments until they are merged), so that nothing of them remains.
+     * What the index's rows are built from: its own format and the analysis that makes its terms.
+     * When the version stored for {@link #name()} differs (or none is stored), the authority rebuilds
+     * the index from the authoritative rows when it opens: {@link #clear}, then every event and memory
+     * in insertion order. Null (the default) means the index is not tracked.
      */
-    default void compact(Connection tx) throws SQLException {
+    default String version() {
+        return null;
+    }
+
+    /** Removes every row of the index, inside the rebuild's transaction. */
+    default void clear(Connection tx) throws SQLException {
     }
 }

@@ -136,8 +136,8 @@ final class AuthorityTestKit {
         }
 
         @Override
-        public void eventRemoved(Connection tx, long sequence) throws SQLException {
-            log(tx, "event-removed", Long.toString(sequence), null);
+        public void eventRemoved(Connection tx, Event event) throws SQLException {
+            log(tx, "event-removed", Long.toString(event.sequence()), null);
         }
 
         @Override
@@ -147,7 +147,7 @@ final class AuthorityTestKit {
         }
 
         @Override
-        public void memoryRemoved(Connection tx, long rowId) throws SQLException {
+        public void memoryRemoved(Connection tx, long rowId, Memory memory) throws SQLException {
             log(tx, "memory-removed", Long.toString(rowId), null);
         }
 

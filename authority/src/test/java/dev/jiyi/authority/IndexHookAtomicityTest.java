@@ -34,8 +34,8 @@ class IndexHookAtomicityTest {
         }
 
         @Override
-        public void eventRemoved(Connection tx, long sequence) {
-            calls.add("event-removed:" + sequence);
+        public void eventRemoved(Connection tx, Event event) {
+            calls.add("event-removed:" + event.sequence());
         }
 
         @Override
@@ -47,7 +47,7 @@ class IndexHookAtomicityTest {
         }
 
         @Override
-        public void memoryRemoved(Connection tx, long rowId) {
+        public void memoryRemoved(Connection tx, long rowId, Memory memory) {
             calls.add("memory-removed:" + rowId);
         }
     }

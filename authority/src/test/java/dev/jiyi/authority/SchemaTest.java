@@ -39,7 +39,7 @@ class SchemaTest {
     Path dir;
 
     private static final List<String> ALL_TABLES = List.of("personas", "events", "memories", "relations",
-            "checkpoints", "embeddings", "change_log", "memories_fts", "events_fts", "capture_cursors");
+            "checkpoints", "embeddings", "change_log", "memories_fts", "events_fts", "capture_cursors", "index_state");
 
     // ------------------------------------------------------------------ O1
 
@@ -121,19 +121,22 @@ class SchemaTest {
     // ------------------------------------------------------------------ O2
 
     @Test
-    @DisplayName("O2 a fresh file gets user_version 3 and every table, including the FTS tables and capture cursors")
+    @DisplayName("O2 a fresh file gets user_version 4 and every table, including the FTS tables (in secure-delete mode), capture cursors and index state")
     void freshFile() throws Exception {
         try (Authority a = open(dir)) {
-            assertThat(a.doctor().schemaVersion()).isEqualTo(3);
+            assertThat(a.doctor().schemaVersion()).isEqualTo(4);
         }
-        assertThat(Database.SCHEMA_VERSION).isEqualTo(3);
+        assertThat(Database.SCHEMA_VERSION).isEqualTo(4);
         try (Connection c = raw(dbFile(dir))) {
-            assertThat(pragma(c, "user_version")).isEqualTo("3");
+            assertThat(pragma(c, "user_version")).isEqualTo("4");
         }
         List<String> tables = strings(dbFile(dir), "SELECT name FROM sqlite_master WHERE type = 'table'");
         assertThat(tables).containsAll(ALL_TABLES);
         assertThat(strings(dbFile(dir), "SELECT sql FROM sqlite_master WHERE name IN ('memories_fts', 'events_fts')"))
-                .allSatisfy(sql -> assertThat(sql).containsIgnoringCase("fts5"));
+                .allSatisfy(sql -> assertThat(sql).containsIgnoringCase("fts5").doesNotContain("contentless_delete"));
+        // FTS5 secure-delete mode (migration 4): a deleted row's entries leave the index pages at once.
+        assertThat(strings(dbFile(dir), "SELECT v FROM memories_fts_config WHERE k = 'secure-delete'")).containsExactly("1");
+        assertThat(strings(dbFile(dir), "SELECT v FROM events_fts_config WHERE k = 'secure-delete'")).containsExactly("1");
         assertThat(strings(dbFile(dir), "SELECT name FROM pragma_table_info('memories')")).contains("gist", "cue_keys");
         assertThat(strings(dbFile(dir), "SELECT name FROM sqlite_master WHERE type = 'index'"))
                 .contains("memories_fact_timeline", "events_scope_session", "memories_event");
@@ -152,7 +155,7 @@ class SchemaTest {
             try (Authority a = open(dir)) {
                 assertThat(a.memory(ALICE_WORK, m.id())).contains(m);
                 assertThat(a.personaHistory("alice")).hasSize(2);
-                assertThat(a.doctor().schemaVersion()).isEqualTo(3);
+                assertThat(a.doctor().schemaVersion()).isEqualTo(4);
             }
         }
     }
@@ -210,7 +213,7 @@ class SchemaTest {
     }
 
     @Test
-    @DisplayName("O2 a database at user_version 1 (V1 SQL only) migrates to 3 keeping every row")
+    @DisplayName("O2 a database at user_version 1 (V1 SQL only) migrates to 4 keeping every row")
     void migratesFromVersion1() throws Exception {
         Path file = dbFile(dir);
         createVersion1Database(file);
@@ -219,7 +222,7 @@ class SchemaTest {
         }
         try (Authority a = open(dir)) {
             DoctorReport report = a.doctor();
-            assertThat(report.schemaVersion()).isEqualTo(3);
+            assertThat(report.schemaVersion()).isEqualTo(4);
             assertThat(report.integrityOk()).isTrue();
             assertThat(report.foreignKeyViolations()).isEmpty();
             assertThat(report.tableCounts()).containsEntry("personas", 1L).containsEntry("events", 1L)
@@ -250,13 +253,13 @@ class SchemaTest {
                     .isEqualTo(moved.validity().validAt());
         }
         try (Connection c = raw(file)) {
-            assertThat(pragma(c, "user_version")).isEqualTo("3");
+            assertThat(pragma(c, "user_version")).isEqualTo("4");
         }
         assertThat(strings(file, "SELECT name FROM sqlite_master WHERE type = 'table'")).containsAll(ALL_TABLES);
     }
 
     @Test
-    @DisplayName("O2 a database at user_version 2 migrates to 3, gaining capture cursors and keeping rows")
+    @DisplayName("O2 a database at user_version 2 migrates to 4, gaining capture cursors and index state and keeping rows")
     void migratesFromVersion2() throws Exception {
         Path file = dbFile(dir);
         createVersion1Database(file);
@@ -267,7 +270,7 @@ class SchemaTest {
         }
         assertThat(strings(file, "SELECT name FROM sqlite_master WHERE type = 'table'")).doesNotContain("capture_cursors");
         try (Authority a = open(dir)) {
-            assertThat(a.doctor().schemaVersion()).isEqualTo(3);
+            assertThat(a.doctor().schemaVersion()).isEqualTo(4);
             Memory m = a.memory(ALICE_WORK, "mem_OLD1").orElseThrow();
             assertThat(m.gist()).isEqualTo("广州");
             assertThat(m.cueKeys()).containsExactly("photo:1");

@@ -133,7 +133,29 @@ final class DemoCommand implements Callable<Integer> {
         out.println("(common words alone are not evidence:)");
         run("recall", "的 我 了 the a");
 
-        section("7. Health");
+        section("7. Correcting a mistake, and forgetting on request");
+        out.println("(an extraction misread the book; correcting it keeps the audit trail:)");
+        String misread = memoryId(run("memory", "add", "--event", "demo-3", "--kind", "episode", "--basis", "user_statement",
+                "--text", "Is reading 《红楼梦》 this month", "--quote", "I'm reading 《三体》 this month"));
+        if (misread == null) {
+            failures++;
+            return;
+        }
+        run("memory", "correct", misread, "--text", "Is reading 《三体》 (The Three-Body Problem) this month",
+                "--quote", "《三体》");
+        run("memory", "read", misread);
+        out.println("(the mistaken text never comes back, not even with history:)");
+        run("recall", "红楼梦", "--include-history");
+        out.println("(a correction invalidates the scope's checkpoints: their prose may repeat the mistake:)");
+        runExpecting(ExitCode.NOT_FOUND, "checkpoint", "show", "--session", "s2");
+        out.println("(something the user asks to be forgotten:)");
+        run("event", "submit", "--id", "demo-6", "--role", "user", "--session", "s2",
+                "--occurred-at", "2025-01-10T20:01:00+08:00", "--text", "顺便一提，我的门禁密码是 4711，别记住这个。");
+        run("recall", "门禁密码");
+        run("delete", "--event", "demo-6");
+        run("recall", "门禁密码", "--include-history");
+
+        section("8. Health");
         run("doctor");
     }
 

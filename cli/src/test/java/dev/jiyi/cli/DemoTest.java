@@ -19,6 +19,9 @@ class DemoTest {
                 .contains("healthy")
                 .contains("[raw_event, reference]")
                 .contains("no evidence found for this query")
-                .contains("EXPIRED");
+                .contains("EXPIRED")
+                .contains("REVOKED")
+                .contains("corrected by")
+                .contains("deleted 1 event(s)");
     }
 }

@@ -27,6 +27,19 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
 
     private static final String SCOPE_PREFIX = "jiyiscope";
 
+    /**
+     * This index's format and analysis. Rows are written and deleted with the tokens computed from
+     * the authoritative text, so the tokens at deletion must be exactly those at insertion: a change
+     * to the analysis (its {@link ChineseTokens#VERSION}) or to the row layout below must change
+     * this string, which makes the authority rebuild the index on the next open.
+     */
+    public static final String VERSION = "fts5-secure-delete-1/" + ChineseTokens.VERSION;
+
+    @Override
+    public String version() {
+        return VERSION;
+    }
+
     /** Loads the jieba dictionary before the write lock is taken. */
     @Override
     public void prepare() {
@@ -34,39 +47,48 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
     }
 
     @Override
-    public void eventAdded(Connection tx, Event event) throws SQLException {
-        insert(tx, "INSERT INTO events_fts (rowid, tokens) VALUES (?, ?)", event.sequence(),
-                scopeToken(event.scope()) + " " + contentTokens(event.text()));
+    public void clear(Connection tx) throws SQLException {
+        try (java.sql.Statement s = tx.createStatement()) {
+            s.execute("INSERT INTO memories_fts (memories_fts) VALUES ('delete-all')");
+            s.execute("INSERT INTO events_fts (events_fts) VALUES ('delete-all')");
+        }
     }
 
     @Override
-    public void eventRemoved(Connection tx, long sequence) throws SQLException {
-        delete(tx, "DELETE FROM events_fts WHERE rowid = ?", sequence);
+    public void eventAdded(Connection tx, Event event) throws SQLException {
+        write(tx, "INSERT INTO events_fts (rowid, tokens) VALUES (?, ?)", event.sequence(), eventRow(event));
+    }
+
+    /**
+     * The tables are contentless and in FTS5's secure-delete mode: a row is deleted by handing FTS5
+     * the tokens it was inserted with, and its entries leave the index pages in the same statement,
+     * so no term of a permanently deleted text stays behind in {@code *_fts_data} (D1).
+     */
+    @Override
+    public void eventRemoved(Connection tx, Event event) throws SQLException {
+        write(tx, "INSERT INTO events_fts (events_fts, rowid, tokens) VALUES ('delete', ?, ?)", event.sequence(),
+                eventRow(event));
     }
 
     @Override
     public void memoryAdded(Connection tx, long rowId, Memory memory) throws SQLException {
-        insert(tx, "INSERT INTO memories_fts (rowid, tokens) VALUES (?, ?)", rowId,
-                scopeToken(memory.scope()) + " " + contentTokens(memoryText(memory)));
+        write(tx, "INSERT INTO memories_fts (rowid, tokens) VALUES (?, ?)", rowId, memoryRow(memory));
     }
 
     @Override
-    public void memoryRemoved(Connection tx, long rowId) throws SQLException {
-        delete(tx, "DELETE FROM memories_fts WHERE rowid = ?", rowId);
+    public void memoryRemoved(Connection tx, long rowId, Memory memory) throws SQLException {
+        write(tx, "INSERT INTO memories_fts (memories_fts, rowid, tokens) VALUES ('delete', ?, ?)", rowId,
+                memoryRow(memory));
     }
 
-    /**
-     * A removed row leaves only a tombstone: its terms stay in the FTS5 segment pages (the
-     * {@code *_data} shadow tables) until those segments are merged. 'optimize' merges every segment
-     * into one, so the removed rows' terms are gone from the index storage when the deletion commits.
-     * Its cost grows with the index (measured in docs/benchmarks.md); deletions are rare.
-     */
-    @Override
-    public void compact(Connection tx) throws SQLException {
-        try (java.sql.Statement s = tx.createStatement()) {
-            s.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')");
-            s.execute("INSERT INTO events_fts (events_fts) VALUES ('optimize')");
-        }
+    /** An event's FTS5 row: its scope token, then the tokens of its text. */
+    static String eventRow(Event event) {
+        return scopeToken(event.scope()) + " " + contentTokens(event.text());
+    }
+
+    /** A memory's FTS5 row: its scope token, then the tokens of what it is found by. */
+    static String memoryRow(Memory memory) {
+        return scopeToken(memory.scope()) + " " + contentTokens(memoryText(memory));
     }
 
     /**
@@ -176,17 +198,10 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
         return quoted.isEmpty() ? null : String.join(" OR ", quoted);
     }
 
-    private static void insert(Connection tx, String sql, long rowId, String tokens) throws SQLException {
+    private static void write(Connection tx, String sql, long rowId, String tokens) throws SQLException {
         try (PreparedStatement ps = tx.prepareStatement(sql)) {
             ps.setLong(1, rowId);
             ps.setString(2, tokens);
-            ps.executeUpdate();
-        }
-    }
-
-    private static void delete(Connection tx, String sql, long rowId) throws SQLException {
-        try (PreparedStatement ps = tx.prepareStatement(sql)) {
-            ps.setLong(1, rowId);
             ps.executeUpdate();
         }
     }

@@ -1,0 +1,30 @@
+-- Migration 4: FTS5 tables that forget a deleted row at once, and the state of derived indexes.
+--
+-- Migration 1 made the FTS5 tables contentless with contentless_delete = 1. Such a table deletes by
+-- tombstone: the row's terms stay in the segment pages (*_fts_data) until a merge rewrites them, so
+-- a permanently deleted text left its words behind. A plain contentless table deletes with the
+-- row's tokens ('delete' command), and in secure-delete mode removes its entries from the pages in
+-- the same statement.
+--
+-- The new tables start empty. index_state has no row for them yet, so the index that owns them
+-- (dev.jiyi.fts5.Fts5Index) rebuilds them from the authoritative text the first time the database
+-- is opened with it attached, and again whenever its version (tokenization included) changes.
+
+DROP TABLE memories_fts;
+DROP TABLE events_fts;
+
+CREATE VIRTUAL TABLE memories_fts USING fts5(
+    tokens, content = '', tokenize = 'unicode61 remove_diacritics 0'
+);
+CREATE VIRTUAL TABLE events_fts USING fts5(
+    tokens, content = '', tokenize = 'unicode61 remove_diacritics 0'
+);
+INSERT INTO memories_fts (memories_fts, rank) VALUES ('secure-delete', 1);
+INSERT INTO events_fts (events_fts, rank) VALUES ('secure-delete', 1);
+
+-- One row per derived index kept in this file: the version its rows were built with.
+CREATE TABLE index_state (
+    name     TEXT NOT NULL PRIMARY KEY,
+    version  TEXT NOT NULL,
+    built_at TEXT NOT NULL
+) WITHOUT ROWID;
