@@ -6,12 +6,17 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -182,5 +187,45 @@ final class AuthorityTestKit {
                 return out;
             }
         }
+    }
+
+    /** The checkpoint's invalidation time as stored, or null. */
+    static String invalidatedAt(Path file, long checkpointId) throws SQLException {
+        return string(file, "SELECT invalidated_at FROM checkpoints WHERE id = " + checkpointId);
+    }
+
+    /**
+     * Every row of every ordinary table (authoritative tables, change log, sequences, test index
+     * logs), sorted per table: comparing two dumps proves that nothing changed.
+     */
+    static Map<String, List<String>> dump(Path file) throws SQLException {
+        Map<String, List<String>> out = new TreeMap<>();
+        try (Connection c = raw(file); Statement s = c.createStatement()) {
+            List<String> tables = new ArrayList<>();
+            try (ResultSet rs = s.executeQuery("SELECT name FROM sqlite_master WHERE type = 'table' "
+                    + "AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name")) {
+                while (rs.next()) {
+                    tables.add(rs.getString(1));
+                }
+            }
+            for (String table : tables) {
+                List<String> rows = new ArrayList<>();
+                try (ResultSet rs = s.executeQuery("SELECT * FROM \"" + table + "\"")) {
+                    ResultSetMetaData md = rs.getMetaData();
+                    while (rs.next()) {
+                        StringBuilder row = new StringBuilder();
+                        for (int i = 1; i <= md.getColumnCount(); i++) {
+                            Object v = rs.getObject(i);
+                            row.append(v instanceof byte[] b ? HexFormat.of().formatHex(b) : String.valueOf(v)).append('|');
+                        }
+                        rows.add(row.toString());
+                    }
+                }
+                rows.sort(Comparator.naturalOrder());
+                out.put(table, rows);
+            }
+        }
+        assertThat(out).containsKeys("events", "memories", "relations", "checkpoints", "embeddings", "change_log");
+        return out;
     }
 }

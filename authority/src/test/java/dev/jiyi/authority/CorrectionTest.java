@@ -6,19 +6,16 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.TreeMap;
 
+import static dev.jiyi.authority.AuthorityTestKit.dump;
+import static dev.jiyi.authority.AuthorityTestKit.invalidatedAt;
 import static dev.jiyi.authority.AuthorityTestKit.ALICE_HOME;
 import static dev.jiyi.authority.AuthorityTestKit.ALICE_WORK;
 import static dev.jiyi.authority.AuthorityTestKit.BOB_WORK;
@@ -29,7 +26,6 @@ import static dev.jiyi.authority.AuthorityTestKit.dbFile;
 import static dev.jiyi.authority.AuthorityTestKit.event;
 import static dev.jiyi.authority.AuthorityTestKit.open;
 import static dev.jiyi.authority.AuthorityTestKit.raw;
-import static dev.jiyi.authority.AuthorityTestKit.string;
 import static dev.jiyi.authority.AuthorityTestKit.strings;
 import static dev.jiyi.authority.AuthorityTestKit.submit;
 import static dev.jiyi.authority.AuthorityTestKit.timelineFact;
@@ -95,44 +91,8 @@ class CorrectionTest {
                 List.of("备份 backup"), List.of("校验 verify"), List.of(), "运行 doctor", covered.sequence()));
     }
 
-    private static String invalidatedAt(Path file, long checkpointId) throws SQLException {
-        return string(file, "SELECT invalidated_at FROM checkpoints WHERE id = " + checkpointId);
-    }
-
     private Path db() {
         return dbFile(dir);
-    }
-
-    /** Every row of every ordinary table (authoritative tables, change log, sequences): "nothing changed". */
-    static Map<String, List<String>> dump(Path file) throws SQLException {
-        Map<String, List<String>> out = new TreeMap<>();
-        try (Connection c = raw(file); Statement s = c.createStatement()) {
-            List<String> tables = new ArrayList<>();
-            try (ResultSet rs = s.executeQuery("SELECT name FROM sqlite_master WHERE type = 'table' "
-                    + "AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name")) {
-                while (rs.next()) {
-                    tables.add(rs.getString(1));
-                }
-            }
-            for (String table : tables) {
-                List<String> rows = new ArrayList<>();
-                try (ResultSet rs = s.executeQuery("SELECT * FROM \"" + table + "\"")) {
-                    ResultSetMetaData md = rs.getMetaData();
-                    while (rs.next()) {
-                        StringBuilder row = new StringBuilder();
-                        for (int i = 1; i <= md.getColumnCount(); i++) {
-                            Object v = rs.getObject(i);
-                            row.append(v instanceof byte[] b ? HexFormat.of().formatHex(b) : String.valueOf(v)).append('|');
-                        }
-                        rows.add(row.toString());
-                    }
-                }
-                rows.sort(Comparator.naturalOrder());
-                out.put(table, rows);
-            }
-        }
-        assertThat(out).containsKeys("events", "memories", "relations", "checkpoints", "change_log");
-        return out;
     }
 
     // ------------------------------------------------------------------ C1: what a correction creates

@@ -12,25 +12,23 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import static dev.jiyi.authority.AuthorityTestKit.dump;
+import static dev.jiyi.authority.AuthorityTestKit.invalidatedAt;
 import static dev.jiyi.authority.AuthorityTestKit.ALICE_HOME;
 import static dev.jiyi.authority.AuthorityTestKit.ALICE_WORK;
 import static dev.jiyi.authority.AuthorityTestKit.BOB_WORK;
@@ -42,7 +40,6 @@ import static dev.jiyi.authority.AuthorityTestKit.event;
 import static dev.jiyi.authority.AuthorityTestKit.open;
 import static dev.jiyi.authority.AuthorityTestKit.raw;
 import static dev.jiyi.authority.AuthorityTestKit.reference;
-import static dev.jiyi.authority.AuthorityTestKit.string;
 import static dev.jiyi.authority.AuthorityTestKit.strings;
 import static dev.jiyi.authority.AuthorityTestKit.submit;
 import static dev.jiyi.authority.AuthorityTestKit.timelineFact;
@@ -128,44 +125,8 @@ class DeletionTest {
         return new HashSet<>(strings(file, sql));
     }
 
-    private static String invalidatedAt(Path file, long checkpointId) throws SQLException {
-        return string(file, "SELECT invalidated_at FROM checkpoints WHERE id = " + checkpointId);
-    }
-
     private Path db() {
         return dbFile(dir);
-    }
-
-    /** Every row of every ordinary table (authoritative tables, change log, sequences, index logs). */
-    static Map<String, List<String>> dump(Path file) throws SQLException {
-        Map<String, List<String>> out = new TreeMap<>();
-        try (Connection c = raw(file); Statement s = c.createStatement()) {
-            List<String> tables = new ArrayList<>();
-            try (ResultSet rs = s.executeQuery("SELECT name FROM sqlite_master WHERE type = 'table' "
-                    + "AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name")) {
-                while (rs.next()) {
-                    tables.add(rs.getString(1));
-                }
-            }
-            for (String table : tables) {
-                List<String> rows = new ArrayList<>();
-                try (ResultSet rs = s.executeQuery("SELECT * FROM \"" + table + "\"")) {
-                    ResultSetMetaData md = rs.getMetaData();
-                    while (rs.next()) {
-                        StringBuilder row = new StringBuilder();
-                        for (int i = 1; i <= md.getColumnCount(); i++) {
-                            Object v = rs.getObject(i);
-                            row.append(v instanceof byte[] b ? HexFormat.of().formatHex(b) : String.valueOf(v)).append('|');
-                        }
-                        rows.add(row.toString());
-                    }
-                }
-                rows.sort(Comparator.naturalOrder());
-                out.put(table, rows);
-            }
-        }
-        assertThat(out).containsKeys("events", "memories", "relations", "checkpoints", "embeddings", "change_log");
-        return out;
     }
 
     /** Foreign-key violations and orphans that the schema's keys would not catch with enforcement off. */
