@@ -28,6 +28,15 @@ public final class ChineseTokens {
      */
     public static final String VERSION = "analysis-1";
 
+    /**
+     * {@link #VERSION} plus the Java feature release: normalization and character classes come from
+     * the JDK's Unicode tables, which change between releases (a character unassigned in one is Han
+     * in the next), so the same code can tokenize differently on another JDK.
+     */
+    public static String version() {
+        return VERSION + "/java-" + Runtime.version().feature();
+    }
+
     private static final Comparator<Token> ORDER = Comparator.comparingInt(Token::start)
             .thenComparingInt(Token::end)
             .thenComparing(Token::text);

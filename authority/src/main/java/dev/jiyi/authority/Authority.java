@@ -56,7 +56,13 @@ public final class Authority implements AutoCloseable {
      * {@link TransactionalIndex#version()}).
      */
     public static Authority open(Path file, List<TransactionalIndex> indexes) {
-        Authority authority = new Authority(Database.open(file), indexes);
+        // A migration that replaces index tables commits together with their refill: no other process
+        // ever sees them empty.
+        Authority authority = new Authority(Database.open(file, migrated -> {
+            Authority inMigration = new Authority(migrated, indexes);
+            inMigration.prepareIndexes();
+            inMigration.syncIndexes();
+        }), indexes);
         try {
             authority.rebuildStaleIndexes();
         } catch (RuntimeException e) {
@@ -74,32 +80,77 @@ public final class Authority implements AutoCloseable {
             }
             index.prepare();
             write("rebuilding the " + index.name() + " index", () -> {
-                if (version.equals(indexVersion(index.name()))) {
-                    return null; // another process rebuilt it while this one waited for the lock
-                }
-                index.clear(connection);
-                try (Statement s = connection.createStatement()) {
-                    try (ResultSet rs = s.executeQuery("SELECT " + EVENT_COLUMNS + " FROM events ORDER BY sequence")) {
-                        while (rs.next()) {
-                            index.eventAdded(connection, event(rs));
-                        }
-                    }
-                    try (ResultSet rs = s.executeQuery("SELECT " + MEMORY_COLUMNS + " FROM memories ORDER BY seq")) {
-                        while (rs.next()) {
-                            index.memoryAdded(connection, rs.getLong(1), memory(rs));
-                        }
-                    }
-                }
-                try (PreparedStatement ps = connection.prepareStatement("INSERT INTO index_state (name, version, built_at) "
-                        + "VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET version = excluded.version, "
-                        + "built_at = excluded.built_at")) {
-                    ps.setString(1, index.name());
-                    ps.setString(2, version);
-                    ps.setString(3, Times.format(Times.now()));
-                    ps.executeUpdate();
-                }
+                syncIndexes(); // rechecked under the lock: another process may have rebuilt it meanwhile
                 return null;
             });
+        }
+    }
+
+    /** Rebuilds every attached, versioned index now, whatever its state (the {@code reindex} command). */
+    public synchronized void rebuildIndexes() {
+        prepareIndexes();
+        write("rebuilding the indexes", () -> {
+            for (TransactionalIndex index : indexes) {
+                if (index.version() != null) {
+                    rebuild(index);
+                }
+            }
+            return null;
+        });
+    }
+
+    /**
+     * Inside a write transaction that adds or removes indexed rows: makes every attached index current
+     * before the write touches it, and marks stale every index kept in this file that is not
+     * attached here (it would miss this write). An index is deleted from by its rows' tokens, so
+     * writing to an index built by another version (a newer jiyi, another JDK's Unicode tables)
+     * would leave entries behind; rebuilding first makes the tokens agree again.
+     */
+    private void syncIndexes() throws SQLException {
+        Set<String> attached = new java.util.HashSet<>();
+        for (TransactionalIndex index : indexes) {
+            if (index.version() == null) {
+                continue;
+            }
+            attached.add(index.name());
+            if (!index.version().equals(indexVersion(index.name()))) {
+                rebuild(index);
+            }
+        }
+        try (PreparedStatement ps = connection.prepareStatement("SELECT name FROM index_state")) {
+            for (String name : firstColumn(ps)) {
+                if (!attached.contains(name)) {
+                    try (PreparedStatement delete = connection.prepareStatement("DELETE FROM index_state WHERE name = ?")) {
+                        delete.setString(1, name);
+                        delete.executeUpdate();
+                    }
+                }
+            }
+        }
+    }
+
+    /** Clears the index and feeds it every event and memory in insertion order, in the open transaction. */
+    private void rebuild(TransactionalIndex index) throws SQLException {
+        index.clear(connection);
+        try (Statement s = connection.createStatement()) {
+            try (ResultSet rs = s.executeQuery("SELECT " + EVENT_COLUMNS + " FROM events ORDER BY sequence")) {
+                while (rs.next()) {
+                    index.eventAdded(connection, event(rs));
+                }
+            }
+            try (ResultSet rs = s.executeQuery("SELECT " + MEMORY_COLUMNS + " FROM memories ORDER BY seq")) {
+                while (rs.next()) {
+                    index.memoryAdded(connection, rs.getLong(1), memory(rs));
+                }
+            }
+        }
+        try (PreparedStatement ps = connection.prepareStatement("INSERT INTO index_state (name, version, built_at) "
+                + "VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET version = excluded.version, "
+                + "built_at = excluded.built_at")) {
+            ps.setString(1, index.name());
+            ps.setString(2, index.version());
+            ps.setString(3, Times.format(Times.now()));
+            ps.executeUpdate();
         }
     }
 
@@ -147,6 +198,14 @@ public final class Authority implements AutoCloseable {
         }
     }
 
+    /** A {@link #write} that adds or removes indexed rows: the indexes are made current first. */
+    private <T> T indexedWrite(String operation, Work<T> work) {
+        return write(operation, () -> {
+            syncIndexes();
+            return work.run();
+        });
+    }
+
     /** Runs {@code work} in one read transaction: a consistent snapshot across its statements. */
     private <T> T read(String operation, Work<T> work) {
         try (Statement s = connection.createStatement()) {
@@ -182,7 +241,7 @@ public final class Authority implements AutoCloseable {
      * and nothing of the rejected item or those after it is.
      */
     private <I, T> BatchResult<T> batch(String operation, List<I> items, ItemWork<I, T> work) {
-        return write(operation, () -> {
+        return indexedWrite(operation, () -> {
             List<T> done = new ArrayList<>();
             try (Statement s = connection.createStatement()) {
                 for (int i = 0; i < items.size(); i++) {
@@ -317,7 +376,7 @@ public final class Authority implements AutoCloseable {
     /** Stores one event in its own transaction (E5), or returns the identical stored one (E2). */
     public synchronized SubmitResult submitEvent(EventSubmission submission) {
         prepareIndexes();
-        return write("submitting an event", () -> submitInTransaction(submission));
+        return indexedWrite("submitting an event", () -> submitInTransaction(submission));
     }
 
     /** Stores many events in one transaction; see {@link BatchResult} for a rejected item. */
@@ -438,7 +497,7 @@ public final class Authority implements AutoCloseable {
     /** Derives one memory; see {@link #addMemories}. */
     public synchronized Memory addMemory(Scope scope, MemoryDraft draft) {
         prepareIndexes();
-        return write("adding a memory", () -> addInTransaction(scope, draft));
+        return indexedWrite("adding a memory", () -> addInTransaction(scope, draft));
     }
 
     /**
@@ -452,6 +511,14 @@ public final class Authority implements AutoCloseable {
     }
 
     private Memory addInTransaction(Scope scope, MemoryDraft d) throws SQLException {
+        return addInTransaction(scope, d, null);
+    }
+
+    /**
+     * @param evidenceSeq the fact's place among equal starts (T5): null for the source event's
+     *                    sequence; a correction passes the mistaken memory's
+     */
+    private Memory addInTransaction(Scope scope, MemoryDraft d, Long evidenceSeq) throws SQLException {
         Event source = eventById(d.eventId())
                 .filter(e -> e.scope().equals(scope))
                 .orElseThrow(() -> new InvalidInputException("event", "must refer to an existing event in the same scope"));
@@ -472,8 +539,9 @@ public final class Authority implements AutoCloseable {
         }
         Validity validity = new Validity(validAt, d.invalidAt());
         String id = Ids.newMemoryId();
+        long evidence = evidenceSeq != null ? evidenceSeq : source.sequence();
         if (d.onTimeline()) {
-            validity = placeOnTimeline(scope, d, validity, source.sequence(), id);
+            validity = placeOnTimeline(scope, d.subject(), d.factKey(), validity, evidence, id);
         }
         Instant now = Times.now();
         Memory memory = new Memory(id, scope, source.id(), d.kind(), d.basis(), d.text(), d.quote(),
@@ -481,8 +549,8 @@ public final class Authority implements AutoCloseable {
         long rowId;
         try (PreparedStatement ps = connection.prepareStatement("INSERT INTO memories (id, persona_id, project_id, "
                 + "event_id, kind, basis, text, quote, confidence, subject, fact_key, valid_at, invalid_at, emotion_label, "
-                + "valence, arousal, gist, cue_keys, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                + "RETURNING seq")) {
+                + "valence, arousal, gist, cue_keys, created_at, evidence_seq) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq")) {
             ps.setString(1, memory.id());
             ps.setString(2, scope.personaId());
             ps.setString(3, scope.projectId());
@@ -503,6 +571,7 @@ public final class Authority implements AutoCloseable {
             ps.setString(17, memory.gist());
             ps.setString(18, JsonStrings.encode(memory.cueKeys()));
             ps.setString(19, Times.format(now));
+            ps.setLong(20, evidence);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 rowId = rs.getLong(1);
@@ -517,56 +586,98 @@ public final class Authority implements AutoCloseable {
 
     /**
      * T4/T5: places a new single-valued fact by validity time. Members are ordered by (valid_at,
-     * insertion, ID), where insertion is the source event's archive sequence: when the evidence was
-     * inserted, so the timeline does not depend on the order in which memories are derived from it
-     * (extractions may finish out of order). The predecessor is closed at the new start; the new one
-     * is closed at its successor's start. Revoked members take no part. Closed intervals are never
-     * reopened here or anywhere else (T7).
+     * evidence_seq, ID). evidence_seq is when the fact's evidence entered the archive (its source
+     * event's sequence; for a correction, the mistaken memory's), so the timeline does not depend on
+     * the order in which memories are derived (extractions may finish out of order), and a correction
+     * keeps the mistaken memory's place. The predecessor is closed at the new start; the new one is
+     * closed at its successor's start. Revoked members take no part.
      */
-    private Validity placeOnTimeline(Scope scope, MemoryDraft d, Validity validity, long sequence, String id)
-            throws SQLException {
+    private Validity placeOnTimeline(Scope scope, String subject, String factKey, Validity validity, long evidence,
+                                     String id) throws SQLException {
         String predecessor = null;
         Instant predecessorEnd = null;
         Instant successorStart = null;
-        try (PreparedStatement ps = connection.prepareStatement("SELECT m.id, m.valid_at, m.invalid_at, e.sequence "
-                + "FROM memories m JOIN events e ON e.id = m.event_id WHERE m.persona_id = ? AND m.project_id = ? "
-                + "AND m.subject = ? AND m.fact_key = ? AND m.revoked_at IS NULL ORDER BY m.valid_at, e.sequence, m.id")) {
-            ps.setString(1, scope.personaId());
-            ps.setString(2, scope.projectId());
-            ps.setString(3, d.subject());
-            ps.setString(4, d.factKey());
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    Instant start = Times.read(rs.getString(2));
-                    int order = start.compareTo(validity.validAt());
-                    if (order == 0) {
-                        order = Long.compare(rs.getLong(4), sequence);
-                    }
-                    if (order == 0) {
-                        order = rs.getString(1).compareTo(id);
-                    }
-                    if (order < 0) {
-                        predecessor = rs.getString(1);
-                        predecessorEnd = Times.read(rs.getString(3));
-                    } else {
-                        successorStart = start;
-                        break;
-                    }
-                }
+        for (TimelineMember m : timeline(scope, subject, factKey)) {
+            if (m.before(validity.validAt(), evidence, id)) {
+                predecessor = m.id();
+                predecessorEnd = m.invalidAt();
+            } else {
+                successorStart = m.validAt();
+                break;
             }
         }
         if (predecessor != null && (predecessorEnd == null || predecessorEnd.isAfter(validity.validAt()))) {
-            try (PreparedStatement ps = connection.prepareStatement("UPDATE memories SET invalid_at = ? WHERE id = ?")) {
-                ps.setString(1, Times.format(validity.validAt()));
-                ps.setString(2, predecessor);
-                ps.executeUpdate();
-            }
-            changeLog.append(connection, "memory", predecessor, "update", scope.personaId(), scope.projectId(), Times.now());
+            setInvalidAt(scope, predecessor, validity.validAt());
         }
         if (successorStart != null && (validity.invalidAt() == null || validity.invalidAt().isAfter(successorStart))) {
             return validity.closedAt(successorStart);
         }
         return validity;
+    }
+
+    /**
+     * A correction revokes a mistaken timeline member: the closing it caused was part of the mistake.
+     * The member before it, if the mistaken one had closed it, is closed again by whatever now
+     * follows it, or reopened if nothing does. (Deletion never does this: T7.)
+     */
+    private void undoClosingBy(Memory revoked, long evidence) throws SQLException {
+        List<TimelineMember> members = timeline(revoked.scope(), revoked.subject(), revoked.factKey());
+        TimelineMember predecessor = null;
+        Instant nextStart = null;
+        for (TimelineMember m : members) {
+            if (m.before(revoked.validity().validAt(), evidence, revoked.id())) {
+                predecessor = m;
+            } else {
+                nextStart = m.validAt();
+                break;
+            }
+        }
+        if (predecessor != null && revoked.validity().validAt().equals(predecessor.invalidAt())) {
+            setInvalidAt(revoked.scope(), predecessor.id(), nextStart);
+        }
+    }
+
+    /** One non-revoked member of a fact timeline, with its ordering key. */
+    private record TimelineMember(String id, Instant validAt, Instant invalidAt, long evidence) {
+        /** True when this member sorts before the key (start, evidence, id). */
+        boolean before(Instant start, long otherEvidence, String otherId) {
+            int order = validAt.compareTo(start);
+            if (order == 0) {
+                order = Long.compare(evidence, otherEvidence);
+            }
+            if (order == 0) {
+                order = id.compareTo(otherId);
+            }
+            return order < 0;
+        }
+    }
+
+    private List<TimelineMember> timeline(Scope scope, String subject, String factKey) throws SQLException {
+        List<TimelineMember> out = new ArrayList<>();
+        try (PreparedStatement ps = connection.prepareStatement("SELECT id, valid_at, invalid_at, evidence_seq "
+                + "FROM memories WHERE persona_id = ? AND project_id = ? AND subject = ? AND fact_key = ? "
+                + "AND revoked_at IS NULL ORDER BY valid_at, evidence_seq, id")) {
+            ps.setString(1, scope.personaId());
+            ps.setString(2, scope.projectId());
+            ps.setString(3, subject);
+            ps.setString(4, factKey);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new TimelineMember(rs.getString(1), Times.read(rs.getString(2)), Times.read(rs.getString(3)),
+                            rs.getLong(4)));
+                }
+            }
+        }
+        return out;
+    }
+
+    private void setInvalidAt(Scope scope, String memoryId, Instant end) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("UPDATE memories SET invalid_at = ? WHERE id = ?")) {
+            ps.setString(1, Times.format(end));
+            ps.setString(2, memoryId);
+            ps.executeUpdate();
+        }
+        changeLog.append(connection, "memory", memoryId, "update", scope.personaId(), scope.projectId(), Times.now());
     }
 
     private static void setNullableDouble(PreparedStatement ps, int index, Double value) throws SQLException {
@@ -747,7 +858,7 @@ public final class Authority implements AutoCloseable {
         Ids.check("id", memoryId);
         Objects.requireNonNull(draft, "draft");
         prepareIndexes();
-        return write("correcting a memory", () -> {
+        return indexedWrite("correcting a memory", () -> {
             Memory mistaken = memoryById(memoryId).filter(m -> m.scope().equals(scope))
                     .orElseThrow(() -> new NotFoundException("memory", memoryId));
             if (mistaken.revoked()) {
@@ -766,7 +877,11 @@ public final class Authority implements AutoCloseable {
             if (invalidAt != null && !invalidAt.isAfter(validAt)) {
                 invalidAt = null; // a new start at or after the old end: the old end says nothing about it
             }
+            long evidence = evidenceSeq(mistaken.id());
             setRevoked(mistaken, now);
+            if (mistaken.onTimeline()) {
+                undoClosingBy(mistaken, evidence);
+            }
             MemoryDraft corrected = MemoryDraft.builder(eventId)
                     .kind(mistaken.kind()).basis(mistaken.basis())
                     .text(draft.text()).quote(draft.quoteOrText())
@@ -775,7 +890,7 @@ public final class Authority implements AutoCloseable {
                     .validAt(validAt).invalidAt(invalidAt)
                     .emotion(mistaken.emotion())
                     .build();
-            Memory added = addInTransaction(scope, corrected);
+            Memory added = addInTransaction(scope, corrected, evidence);
             Relation relation = insertRelation(scope, added.id(), mistaken.id(), RelationType.CORRECTS, now);
 
             try (PreparedStatement ps = connection.prepareStatement("UPDATE events SET amended = 1 WHERE id = ?")) {
@@ -794,6 +909,13 @@ public final class Authority implements AutoCloseable {
 
     /** The {@code source} of the explicit-correction events that {@link #correctMemory} creates. */
     public static final String CORRECTION_SOURCE = "jiyi:correct";
+
+    private long evidenceSeq(String memoryId) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT evidence_seq FROM memories WHERE id = ?")) {
+            ps.setString(1, memoryId);
+            return Long.parseLong(firstColumn(ps).getFirst());
+        }
+    }
 
     private void setRevoked(Memory m, Instant now) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement("UPDATE memories SET revoked_at = ? WHERE id = ?")) {
@@ -833,39 +955,26 @@ public final class Authority implements AutoCloseable {
     }
 
     /**
-     * Runs a deletion with SQLite's secure_delete on (the cells and pages it frees are overwritten
-     * with zeros; the FTS5 tables are in their own secure-delete mode, which removes a deleted row's
-     * entries from the index pages at once), then checkpoints the write-ahead log so that older copies
-     * of the changed pages leave it.
+     * Runs a deletion (connections zero what they free: {@code secure_delete}, see {@link Database};
+     * the FTS5 tables remove a deleted row's entries from their pages at once), then checkpoints the
+     * write-ahead log so that older copies of the changed pages leave it.
      */
     private Deletion purge(String operation, Work<Deletion> work) {
+        prepareIndexes();
+        Deletion deletion = indexedWrite(operation, work);
+        // Committed: from here on nothing may report the deletion as failed. A reader still on an
+        // older snapshot makes the checkpoint wait; it waits briefly, not the full busy timeout.
         try (Statement s = connection.createStatement()) {
-            s.execute("PRAGMA secure_delete = ON");
-        } catch (SQLException e) {
-            throw new StorageException(operation, e);
-        }
-        try {
-            Deletion deletion = write(operation, work);
-            // Committed: from here on nothing may report the deletion as failed. A reader still on an
-            // older snapshot makes the checkpoint wait; it waits briefly, not the full busy timeout.
-            try (Statement s = connection.createStatement()) {
-                s.execute("PRAGMA busy_timeout = " + CHECKPOINT_WAIT_MS);
-                try {
-                    s.execute("PRAGMA wal_checkpoint(TRUNCATE)");
-                } finally {
-                    s.execute("PRAGMA busy_timeout = " + Database.BUSY_TIMEOUT_MS);
-                }
-            } catch (SQLException busy) {
-                // Best effort: the old frames are overwritten when the log is next reset.
+            s.execute("PRAGMA busy_timeout = " + CHECKPOINT_WAIT_MS);
+            try {
+                s.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+            } finally {
+                s.execute("PRAGMA busy_timeout = " + Database.BUSY_TIMEOUT_MS);
             }
-            return deletion;
-        } finally {
-            try (Statement s = connection.createStatement()) {
-                s.execute("PRAGMA secure_delete = OFF");
-            } catch (SQLException e) {
-                // Harmless: the connection only keeps zeroing what it frees.
-            }
+        } catch (SQLException busy) {
+            // Best effort: the old frames are overwritten when the log is next reset.
         }
+        return deletion;
     }
 
     private Deletion deleteClosure(Scope scope, Set<String> startEvents, Set<String> startMemories) throws SQLException {
@@ -896,6 +1005,8 @@ public final class Authority implements AutoCloseable {
         Instant now = Times.now();
         int relations = 0;
         int vectors = 0;
+        List<Memory> removedMemories = new ArrayList<>();
+        List<Event> removedEvents = new ArrayList<>();
         try (PreparedStatement edges = connection.prepareStatement(
                 "DELETE FROM relations WHERE from_id = ? OR to_id = ? RETURNING from_id || '->' || to_id");
              PreparedStatement vector = connection.prepareStatement("DELETE FROM embeddings WHERE memory_id = ?");
@@ -923,6 +1034,7 @@ public final class Authority implements AutoCloseable {
                 for (TransactionalIndex index : indexes) {
                     index.memoryRemoved(connection, seq, removed);
                 }
+                removedMemories.add(removed);
                 row.setString(1, memory);
                 row.executeUpdate();
                 changeLog.append(connection, "memory", memory, "delete", scope.personaId(), scope.projectId(), now);
@@ -943,10 +1055,14 @@ public final class Authority implements AutoCloseable {
                 for (TransactionalIndex index : indexes) {
                     index.eventRemoved(connection, removed);
                 }
+                removedEvents.add(removed);
                 row.setString(1, event);
                 row.executeUpdate();
                 changeLog.append(connection, "event", event, "delete", scope.personaId(), scope.projectId(), now);
             }
+        }
+        for (TransactionalIndex index : indexes) {
+            index.removalsDone(connection, removedEvents, removedMemories);
         }
         int invalidated = invalidateCheckpoints(scope, now);
         return new Deletion(List.copyOf(events), List.copyOf(memories), relations, vectors, checkpointsRemoved,

@@ -40,8 +40,23 @@ public final class Database {
     private Database() {
     }
 
+    /** Work run inside the migration transaction, after the migrations and before the commit. */
+    @FunctionalInterface
+    public interface AfterMigration {
+        void run(Connection c) throws SQLException;
+    }
+
     /** Opens (creating if needed) and migrates the database at {@code file}. */
     public static Connection open(Path file) {
+        return open(file, c -> { });
+    }
+
+    /**
+     * Opens (creating if needed) and migrates the database at {@code file}; when migrations run,
+     * {@code afterMigration} runs in their transaction, so other processes see the migrated schema
+     * only together with what it did (the authority refills derived indexes there).
+     */
+    public static Connection open(Path file, AfterMigration afterMigration) {
         prepareFile(file);
         Connection connection;
         try {
@@ -59,7 +74,7 @@ public final class Database {
                 s.execute("PRAGMA journal_mode = WAL");
             }
             if (version < SCHEMA_VERSION) {
-                migrate(connection);
+                migrate(connection, afterMigration);
             }
             return connection;
         } catch (SQLException e) {
@@ -77,6 +92,10 @@ public final class Database {
         config.enforceForeignKeys(true);
         // FULL: an acknowledged commit survives power loss too, not only a killed process.
         config.setSynchronous(SQLiteConfig.SynchronousMode.FULL);
+        // Freed cells and pages are overwritten with zeros: a row that a later write rewrites (a
+        // revoked memory, a closed interval, a merged FTS5 segment) leaves no stale copy behind for a
+        // permanent deletion to miss.
+        config.setPragma(SQLiteConfig.Pragma.SECURE_DELETE, "true");
         return config;
     }
 
@@ -110,7 +129,7 @@ public final class Database {
         }
     }
 
-    private static void migrate(Connection c) {
+    private static void migrate(Connection c, AfterMigration afterMigration) {
         try (Statement s = c.createStatement()) {
             s.execute("BEGIN IMMEDIATE");
             try {
@@ -123,6 +142,9 @@ public final class Database {
                         s.execute(sql);
                     }
                     s.execute("PRAGMA user_version = " + next);
+                }
+                if (version < SCHEMA_VERSION) {
+                    afterMigration.run(c);
                 }
                 s.execute("COMMIT");
             } catch (RuntimeException | SQLException e) {

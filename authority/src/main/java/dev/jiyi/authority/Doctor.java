@@ -16,6 +16,9 @@ final class Doctor {
     static final List<String> TABLES = List.of("personas", "events", "memories", "relations", "checkpoints",
             "embeddings", "capture_cursors", "change_log");
 
+    /** The name the FTS5 index (dev.jiyi.fts5.Fts5Index) keeps its state under in index_state. */
+    static final String FTS5_INDEX = "fts5";
+
     private Doctor() {
     }
 
@@ -24,6 +27,7 @@ final class Doctor {
         List<String> integrity = new ArrayList<>();
         List<String> violations = new ArrayList<>();
         Map<String, Long> counts = new LinkedHashMap<>();
+        List<String> indexProblems = new ArrayList<>();
         long pending;
         try (Statement s = c.createStatement()) {
             try (ResultSet rs = s.executeQuery("PRAGMA integrity_check")) {
@@ -44,7 +48,22 @@ final class Doctor {
             try (ResultSet rs = s.executeQuery("SELECT count(*) FROM events WHERE extraction_state = 'pending'")) {
                 pending = rs.next() ? rs.getLong(1) : 0L;
             }
+            // Only an FTS5 index that claims to be current is checked: one marked stale (or never built,
+            // as in a file only ever opened without it) is rebuilt by the next open that attaches it.
+            boolean ftsCurrent;
+            try (ResultSet rs = s.executeQuery("SELECT count(*) FROM index_state WHERE name = '" + FTS5_INDEX + "'")) {
+                ftsCurrent = rs.next() && rs.getLong(1) > 0;
+            }
+            for (String table : ftsCurrent ? List.of("events", "memories") : List.<String>of()) {
+                try (ResultSet rs = s.executeQuery("SELECT count(*) FROM " + table + "_fts")) {
+                    long indexed = rs.next() ? rs.getLong(1) : 0L;
+                    if (indexed != counts.get(table)) {
+                        indexProblems.add(table + "_fts holds " + indexed + " row(s) for " + counts.get(table) + " "
+                                + table + ": the FTS5 index is out of step, run `jiyi reindex`");
+                    }
+                }
+            }
         }
-        return new DoctorReport(version, integrity, violations, counts, pending);
+        return new DoctorReport(version, integrity, violations, counts, pending, indexProblems);
     }
 }

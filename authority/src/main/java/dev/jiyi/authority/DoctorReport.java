@@ -10,16 +10,19 @@ import java.util.Map;
  * @param foreignKeyViolations one line per violating row: table, rowid, referenced table
  * @param tableCounts row counts of every authoritative table, in a fixed order
  * @param pendingExtractions events whose extraction is pending
+ * @param indexProblems derived FTS5 rows out of step with the rows they index, one line each
  */
 public record DoctorReport(
         int schemaVersion,
         List<String> integrity,
         List<String> foreignKeyViolations,
         Map<String, Long> tableCounts,
-        long pendingExtractions) {
+        long pendingExtractions,
+        List<String> indexProblems) {
 
     public DoctorReport {
         integrity = List.copyOf(integrity);
+        indexProblems = List.copyOf(indexProblems);
         foreignKeyViolations = List.copyOf(foreignKeyViolations);
         tableCounts = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(tableCounts));
     }
@@ -28,9 +31,9 @@ public record DoctorReport(
         return integrity.equals(List.of("ok"));
     }
 
-    /** True when nothing is wrong: integrity ok, no broken foreign key, nothing pending. */
+    /** True when nothing is wrong: integrity ok, no broken foreign key, nothing pending, indexes in step. */
     public boolean healthy() {
-        return integrityOk() && foreignKeyViolations.isEmpty() && pendingExtractions == 0;
+        return integrityOk() && foreignKeyViolations.isEmpty() && pendingExtractions == 0 && indexProblems.isEmpty();
     }
 
     /** One line per problem, empty when healthy. */
@@ -45,6 +48,7 @@ public record DoctorReport(
         if (pendingExtractions > 0) {
             out.add(pendingExtractions + " event(s) with extraction pending: run `jiyi retry`");
         }
+        out.addAll(indexProblems);
         return out;
     }
 }

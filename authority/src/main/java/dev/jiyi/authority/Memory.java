@@ -34,4 +34,9 @@ public record Memory(
     public boolean revoked() {
         return revokedAt != null;
     }
+
+    /** True when this memory is a member of a single-valued fact timeline (T1): only those have a fact key. */
+    public boolean onTimeline() {
+        return factKey != null;
+    }
 }

@@ -2,6 +2,7 @@ package dev.jiyi.authority;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.List;
 
 /**
  * A derived index kept inside the authority's write transactions (the FTS5 index): each call runs
@@ -31,6 +32,14 @@ public interface TransactionalIndex {
      * {@link #memoryAdded} got. Nothing of it may remain in the index afterwards (D1).
      */
     void memoryRemoved(Connection tx, long rowId, Memory memory) throws SQLException;
+
+    /**
+     * Called once at the end of a permanent deletion, inside its transaction, after every
+     * {@link #eventRemoved} and {@link #memoryRemoved} call, with everything that was removed: the
+     * place to remove traces that per-row deletes leave behind.
+     */
+    default void removalsDone(Connection tx, List<Event> events, List<Memory> memories) throws SQLException {
+    }
 
     /** The name this index's state is kept under in {@code index_state}. */
     default String name() {

@@ -50,12 +50,13 @@ class SchemaTest {
     }
 
     @Test
-    @DisplayName("O1 the opened connection runs with WAL, foreign keys on and a busy timeout")
+    @DisplayName("O1 D1 the opened connection runs with WAL, foreign keys on, a busy timeout and secure_delete (freed content zeroed)")
     void connectionPragmas() throws Exception {
         try (Connection c = Database.open(dbFile(dir))) {
             assertThat(pragma(c, "journal_mode")).isEqualToIgnoringCase("wal");
             assertThat(pragma(c, "foreign_keys")).isEqualTo("1");
             assertThat(Integer.parseInt(pragma(c, "busy_timeout"))).isPositive();
+            assertThat(pragma(c, "secure_delete")).isEqualTo("1");
         }
         // WAL is a property of the file: a separate plain connection sees it too.
         try (Connection c = raw(dbFile(dir))) {

@@ -36,6 +36,7 @@ public final class JiyiCommand implements Runnable {
         m.put("delete", DeleteCommand.class);
         m.put("recall", RecallCommand.class);
         m.put("checkpoint", CheckpointCommand.class);
+        m.put("reindex", ReindexCommand.class);
         m.put("doctor", DoctorCommand.class);
         m.put("demo", DemoCommand.class);
         return java.util.Collections.unmodifiableMap(m);

@@ -68,4 +68,25 @@ class DoctorCliTest {
         assertThat(r.code()).isEqualTo(ExitCode.UNHEALTHY);
         assertThat(r.out()).contains("1 event(s) with extraction pending");
     }
+
+    @Test
+    @DisplayName("O6 D1 doctor reports an FTS5 index out of step with the archive (exit 6); reindex rebuilds it and recall works again")
+    void ftsOutOfStepThenReindex() throws Exception {
+        CliRunner cli = new CliRunner(home);
+        assertThat(cli.run("event", "submit", "--id", "e1", "--role", "user", "--text", "我在杭州喝龙井 Longjing tea").code()).isZero();
+        assertThat(cli.run("event", "submit", "--id", "e2", "--role", "user", "--text", "周末爬山 weekend hike").code()).isZero();
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + cli.database()); Statement s = c.createStatement()) {
+            s.execute("INSERT INTO events_fts (events_fts) VALUES ('delete-all')"); // the index lost its rows
+        }
+        CliRunner.Result sick = cli.run("doctor");
+        assertThat(sick.code()).as(sick.toString()).isEqualTo(ExitCode.UNHEALTHY);
+        assertThat(sick.out()).contains("events_fts holds 0 row(s) for 2 events", "jiyi reindex");
+        assertThat(cli.run("--json", "recall", "龙井").json().get("results")).isEmpty();
+
+        CliRunner.Result rebuilt = cli.run("--json", "reindex");
+        assertThat(rebuilt.code()).as(rebuilt.toString()).isZero();
+        assertThat(rebuilt.json().get("events").asLong()).isEqualTo(2);
+        assertThat(cli.run("doctor").code()).isZero();
+        assertThat(cli.run("--json", "recall", "龙井").json().get("results")).hasSize(1);
+    }
 }

@@ -85,6 +85,10 @@ class Fts5RebuildTest {
             s.execute("DROP TABLE memories_fts");
             s.execute("DROP TABLE events_fts");
             s.execute("DROP TABLE index_state");
+            s.execute("DROP INDEX memories_fact_timeline");
+            s.execute("ALTER TABLE memories DROP COLUMN evidence_seq");
+            s.execute("CREATE INDEX memories_fact_timeline ON memories (persona_id, project_id, subject, fact_key, valid_at) "
+                    + "WHERE fact_key IS NOT NULL");
             s.execute("CREATE VIRTUAL TABLE memories_fts USING fts5(tokens, content = '', contentless_delete = 1, "
                     + "tokenize = 'unicode61 remove_diacritics 0')");
             s.execute("CREATE VIRTUAL TABLE events_fts USING fts5(tokens, content = '', contentless_delete = 1, "
@@ -135,6 +139,8 @@ class Fts5RebuildTest {
             assertThat(a.doctor().schemaVersion()).isEqualTo(4);
             assertThat(text("SELECT sql FROM sqlite_master WHERE name = 'memories_fts'")).doesNotContain("contentless_delete");
             assertThat(text("SELECT version FROM index_state WHERE name = 'fts5'")).isEqualTo(Fts5Index.VERSION);
+            assertThat(count("SELECT count(*) FROM memories m JOIN events e ON e.id = m.event_id "
+                    + "WHERE m.evidence_seq = e.sequence")).as("evidence_seq backfilled").isEqualTo(memories.size());
             assertThat(count("SELECT count(*) FROM memories_fts")).isEqualTo(memories.size());
             assertThat(count("SELECT count(*) FROM events_fts")).isEqualTo(memories.size());
             assertThat(find(a, index, "龙井")).hasSize(1);

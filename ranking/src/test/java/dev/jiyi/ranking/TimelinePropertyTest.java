@@ -160,4 +160,56 @@ class TimelinePropertyTest {
             return timeline;
         }
     }
+
+    @Test
+    @DisplayName("T4 T5 facts stated in any order: with distinct starts every order gives the same timeline; among equal "
+            + "starts the fact whose evidence arrived last is the current one (seeded property)")
+    void statementOrderProperty() {
+        Random random = SeededRandom.create("T4 T5 timeline property across statement orders");
+        for (int round = 0; round < 20; round++) {
+            int n = 2 + random.nextInt(7);
+            List<Instant> distinct = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                distinct.add(day(i).plusSeconds(random.nextInt(1_000)));
+            }
+            List<Integer> first = shuffled(n, random);
+            List<Integer> second = shuffled(n, random);
+            assertThat(stated(round + "x", distinct, second)).as("round %d: distinct starts, two statement orders", round)
+                    .isEqualTo(stated(round + "y", distinct, first));
+
+            // All starts equal: the last statement wins, the others hold [t, t).
+            Instant t = day(2);
+            List<Instant> equal = java.util.Collections.nCopies(n, t);
+            List<Validity> timeline = stated(round + "z", equal, first);
+            int last = first.getLast();
+            for (int fact = 0; fact < n; fact++) {
+                assertThat(timeline.get(fact)).as("round %d fact %d", round, fact)
+                        .isEqualTo(fact == last ? Validity.from(t) : new Validity(t, t));
+            }
+        }
+    }
+
+    private static List<Integer> shuffled(int n, Random random) {
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            order.add(i);
+        }
+        java.util.Collections.shuffle(order, random);
+        return order;
+    }
+
+    /** States fact i (start starts.get(i)) in the given order, event then memory; returns each fact's interval. */
+    private List<Validity> stated(String name, List<Instant> starts, List<Integer> order) {
+        try (Authority a = Authority.open(dir.resolve(name).resolve("jiyi.db"), List.of(new Fts5Index()))) {
+            List<String> ids = new ArrayList<>(java.util.Collections.nCopies(starts.size(), (String) null));
+            for (int fact : order) {
+                String text = "我的职位是第" + fact + "级 my level is " + fact;
+                a.submitEvent(new EventSubmission("e" + fact, SCOPE, Role.USER, text, "test", Category.CONVERSATION,
+                        "s" + fact, starts.get(fact)));
+                ids.set(fact, a.addMemory(SCOPE, MemoryDraft.builder("e" + fact).kind(Kind.FACT).basis(Basis.USER_STATEMENT)
+                        .text(text).quote(text).subject("我").factKey("level").validAt(starts.get(fact)).build()).id());
+            }
+            return ids.stream().map(id -> a.memory(SCOPE, id).orElseThrow().validity()).toList();
+        }
+    }
 }

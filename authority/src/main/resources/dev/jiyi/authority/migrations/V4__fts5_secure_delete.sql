@@ -1,4 +1,5 @@
--- Migration 4: FTS5 tables that forget a deleted row at once, and the state of derived indexes.
+-- Migration 4: FTS5 tables that forget a deleted row at once, the state of derived indexes, and
+-- the evidence order of fact-timeline members.
 --
 -- Migration 1 made the FTS5 tables contentless with contentless_delete = 1. Such a table deletes by
 -- tombstone: the row's terms stay in the segment pages (*_fts_data) until a merge rewrites them, so
@@ -28,3 +29,12 @@ CREATE TABLE index_state (
     version  TEXT NOT NULL,
     built_at TEXT NOT NULL
 ) WITHOUT ROWID;
+
+-- T5 orders members of a fact timeline with equal starts by when their evidence entered the
+-- archive: the sequence of the event the fact was stated in. A correction's memory keeps the
+-- mistaken memory's value, so correcting a misread fact does not move it in the timeline.
+ALTER TABLE memories ADD COLUMN evidence_seq INTEGER NOT NULL DEFAULT 0;
+UPDATE memories SET evidence_seq = (SELECT e.sequence FROM events e WHERE e.id = memories.event_id);
+DROP INDEX memories_fact_timeline;
+CREATE INDEX memories_fact_timeline ON memories (persona_id, project_id, subject, fact_key, valid_at, evidence_seq)
+    WHERE fact_key IS NOT NULL;
