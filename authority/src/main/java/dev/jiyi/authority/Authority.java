@@ -107,24 +107,23 @@ public final class Authority implements AutoCloseable {
      * would leave entries behind; rebuilding first makes the tokens agree again.
      */
     private void syncIndexes() throws SQLException {
-        Set<String> attached = new java.util.HashSet<>();
-        for (TransactionalIndex index : indexes) {
-            if (index.version() == null) {
-                continue;
+        Map<String, String> stored = new java.util.HashMap<>();
+        try (PreparedStatement ps = connection.prepareStatement("SELECT name, version FROM index_state");
+             ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                stored.put(rs.getString(1), rs.getString(2));
             }
-            attached.add(index.name());
-            if (!index.version().equals(indexVersion(index.name()))) {
+        }
+        for (TransactionalIndex index : indexes) {
+            String version = index.version();
+            if (version != null && !version.equals(stored.remove(index.name()))) {
                 rebuild(index);
             }
         }
-        try (PreparedStatement ps = connection.prepareStatement("SELECT name FROM index_state")) {
-            for (String name : firstColumn(ps)) {
-                if (!attached.contains(name)) {
-                    try (PreparedStatement delete = connection.prepareStatement("DELETE FROM index_state WHERE name = ?")) {
-                        delete.setString(1, name);
-                        delete.executeUpdate();
-                    }
-                }
+        for (String unattached : stored.keySet()) {
+            try (PreparedStatement delete = connection.prepareStatement("DELETE FROM index_state WHERE name = ?")) {
+                delete.setString(1, unattached);
+                delete.executeUpdate();
             }
         }
     }

@@ -105,7 +105,27 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
 
     private static void purgeKeyTraces(Connection tx, String table, java.util.Set<String> removedTerms)
             throws SQLException {
-        if (removedTerms.isEmpty()) {
+        String vocabulary = "temp." + table + "_terms";
+        try (java.sql.Statement s = tx.createStatement()) {
+            s.execute("CREATE VIRTUAL TABLE IF NOT EXISTS " + vocabulary + " USING fts5vocab(main, " + table + ", row)");
+        }
+        // Most removed terms are still used by other rows; only a vanished term can leave a trace. (A
+        // phrase query stops at the first posting; the vocabulary would count a common term's postings.)
+        List<String> vanished = new ArrayList<>();
+        try (PreparedStatement ps = tx.prepareStatement("SELECT 1 FROM " + table + " WHERE " + table + " MATCH ? LIMIT 1")) {
+            for (String term : removedTerms) {
+                if (term.startsWith(SCOPE_PREFIX)) {
+                    continue; // a scope's hash, in every row of the scope
+                }
+                ps.setString(1, '"' + term.replace("\"", "\"\"") + '"');
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        vanished.add(term);
+                    }
+                }
+            }
+        }
+        if (vanished.isEmpty()) {
             return;
         }
         java.util.Set<String> keys = new java.util.HashSet<>();
@@ -118,14 +138,25 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
                 }
             }
         }
-        for (String term : removedTerms) {
-            for (int end = term.offsetByCodePoints(0, 1); end <= term.length(); end = next(term, end)) {
-                String key = term.substring(0, end);
-                if (keys.contains(key) && !anyTermStartsWith(tx, table, key)) {
-                    try (java.sql.Statement s = tx.createStatement()) {
-                        s.execute("INSERT INTO " + table + " (" + table + ") VALUES ('optimize')");
+        try (PreparedStatement shared = tx.prepareStatement("SELECT 1 FROM " + vocabulary
+                + " WHERE term >= ?1 AND term < ?1 || char(1114111) LIMIT 1")) {
+            for (String term : vanished) {
+                for (int end = term.offsetByCodePoints(0, 1); end <= term.length(); end = next(term, end)) {
+                    String key = term.substring(0, end);
+                    if (!keys.contains(key)) {
+                        continue;
                     }
-                    return;
+                    shared.setString(1, key);
+                    boolean survives;
+                    try (ResultSet rs = shared.executeQuery()) {
+                        survives = rs.next();
+                    }
+                    if (!survives) {
+                        try (java.sql.Statement s = tx.createStatement()) {
+                            s.execute("INSERT INTO " + table + " (" + table + ") VALUES ('optimize')");
+                        }
+                        return;
+                    }
                 }
             }
         }
@@ -133,15 +164,6 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
 
     private static int next(String s, int index) {
         return index < s.length() ? s.offsetByCodePoints(index, 1) : index + 1;
-    }
-
-    private static boolean anyTermStartsWith(Connection tx, String table, String prefix) throws SQLException {
-        try (PreparedStatement ps = tx.prepareStatement("SELECT 1 FROM " + table + " WHERE " + table + " MATCH ? LIMIT 1")) {
-            ps.setString(1, '"' + prefix.replace("\"", "\"\"") + "\"*");
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next();
-            }
-        }
     }
 
     /** An event's FTS5 row: its scope token, then the tokens of its text. */
