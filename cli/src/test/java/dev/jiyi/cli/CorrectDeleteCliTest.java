@@ -213,6 +213,57 @@ class CorrectDeleteCliTest {
     }
 
     @Test
+    @DisplayName("D1 O1 a process killed in the middle of a long deletion transaction leaves the event, all its memories and "
+            + "their FTS5 rows in place, and doctor healthy")
+    void killedInsideTheTransaction() throws Exception {
+        // Two identical targets with many memories each: the deletion transaction takes long enough to aim at.
+        StringBuilder events = new StringBuilder();
+        for (String id : List.of("long-a", "long-b")) {
+            events.append("{\"id\":\"").append(id).append("\",\"role\":\"user\",\"session\":\"").append(id)
+                    .append("\",\"occurred_at\":\"2024-02-01T00:00:00Z\",\"text\":\"长记录 long record ")
+                    .append(id).append("：我的口令是 yakcipher 和 海棠花\"}\n");
+        }
+        assertThat(cli.runWithStdin(events.toString(), "event", "submit", "--batch", "-").code()).isZero();
+        StringBuilder memories = new StringBuilder();
+        for (String id : List.of("long-a", "long-b")) {
+            for (int m = 0; m < 4_000; m++) {
+                memories.append("{\"event\":\"").append(id).append("\",\"kind\":\"observation\",\"basis\":\"user_statement\",")
+                        .append("\"text\":\"口令记录 record ").append(m).append(" 海棠\",\"quote\":\"我的口令是\"}\n");
+            }
+        }
+        assertThat(cli.runWithStdin(memories.toString(), "memory", "add", "--batch", "-").code()).isZero();
+
+        long startup = wall(cli.process("doctor"));
+        long deletion = wall(cli.process("delete", "--event", "long-a"));
+        assertThat(cli.query("SELECT count(*) FROM memories WHERE event_id = 'long-a'")).containsExactly("0");
+        long window = deletion - startup;
+        System.out.printf("[kill] start-up and open %d ms, delete of 4,000 memories %d ms%n", startup, deletion);
+        assertThat(window).as("the deletion transaction is long enough to aim at").isGreaterThan(300);
+
+        Process p = cli.process("delete", "--event", "long-b").start();
+        Thread.sleep(startup + window / 3);
+        p.destroyForcibly();
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(cli.query("SELECT count(*) FROM events WHERE id = 'long-b'")).containsExactly("1");
+        assertThat(cli.query("SELECT count(*) FROM memories WHERE event_id = 'long-b'")).containsExactly("4000");
+        assertThat(cli.query("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH '\"record\"'")).containsExactly("4000");
+        CliRunner.Result doctor = cli.run("doctor");
+        assertThat(doctor.code()).as(doctor.toString()).isZero();
+        assertThat(cli.run("delete", "--event", "long-b").code()).isZero();
+        assertThat(cli.query("SELECT count(*) FROM memories")).containsExactly("0");
+    }
+
+    /** Wall time of a process run to completion, in milliseconds. */
+    private static long wall(ProcessBuilder pb) throws Exception {
+        long started = System.nanoTime();
+        Process p = pb.redirectErrorStream(true).start();
+        p.getInputStream().readAllBytes();
+        assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).isZero();
+        return (System.nanoTime() - started) / 1_000_000;
+    }
+
+    @Test
     @DisplayName("D1 O1 two processes deleting the same event: one deletes it, the other finds nothing (exit 1); nothing is left half-done")
     void racingDeletions() throws Exception {
         List<String> targets = bigArchive(1);
