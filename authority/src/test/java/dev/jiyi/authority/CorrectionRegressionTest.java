@@ -4,11 +4,8 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.stream.Stream;
 
 import static dev.jiyi.authority.AuthorityTestKit.ALICE_WORK;
 import static dev.jiyi.authority.AuthorityTestKit.event;
@@ -103,8 +100,8 @@ class CorrectionRegressionTest {
             a.correctMemory(ALICE_WORK, m.id(), new CorrectionDraft("更正 corrected summary", null, null)); // rewrites m
             a.deleteEvent(ALICE_WORK, e.id());
         }
-        boolean memoryLeft = filesContain(memoryMarker);
-        boolean eventLeft = filesContain(eventMarker);
+        boolean memoryLeft = !FileBytes.databaseFilesContaining(dir, memoryMarker).isEmpty();
+        boolean eventLeft = !FileBytes.databaseFilesContaining(dir, eventMarker).isEmpty();
         assertThat(java.util.List.of(memoryLeft, eventLeft)).as("[memory text, event text] left in the files after deletion")
                 .containsExactly(false, false);
     }
@@ -117,22 +114,4 @@ class CorrectionRegressionTest {
         }
     }
 
-    private boolean filesContain(String marker) throws Exception {
-        byte[] needle = marker.getBytes(StandardCharsets.UTF_8);
-        try (Stream<Path> files = Files.list(dir)) {
-            for (Path f : files.filter(p -> p.getFileName().toString().startsWith("jiyi.db")).toList()) {
-                byte[] hay = Files.readAllBytes(f);
-                outer:
-                for (int i = 0; i + needle.length <= hay.length; i++) {
-                    for (int j = 0; j < needle.length; j++) {
-                        if (hay[i + j] != needle[j]) {
-                            continue outer;
-                        }
-                    }
-                                        return true;
-                }
-            }
-        }
-        return false;
-    }
 }

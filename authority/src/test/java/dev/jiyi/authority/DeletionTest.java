@@ -6,8 +6,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -660,36 +658,17 @@ class DeletionTest {
             a.addMemory(ALICE_WORK, userFact(e, memoryMarker + " 摘要 summary").quote(eventMarker).build());
             Event keep = say(a, ALICE_WORK, keepMarker + " stays");
             memo(a, ALICE_WORK, keep, "保留 keep");
-            assertThat(filesContain(eventMarker)).as("sanity: the marker is on disk before").isTrue();
-            assertThat(filesContain(memoryMarker)).as("sanity: the marker is on disk before").isTrue();
+            assertThat(!FileBytes.databaseFilesContaining(dir, eventMarker).isEmpty()).as("sanity: the marker is on disk before").isTrue();
+            assertThat(!FileBytes.databaseFilesContaining(dir, memoryMarker).isEmpty()).as("sanity: the marker is on disk before").isTrue();
 
             a.deleteEvent(ALICE_WORK, e.id());
 
-            assertThat(filesContain(eventMarker)).isFalse();
-            assertThat(filesContain(memoryMarker)).isFalse();
+            assertThat(!FileBytes.databaseFilesContaining(dir, eventMarker).isEmpty()).isFalse();
+            assertThat(!FileBytes.databaseFilesContaining(dir, memoryMarker).isEmpty()).isFalse();
         }
-        assertThat(filesContain(eventMarker)).isFalse();
-        assertThat(filesContain(memoryMarker)).isFalse();
-        assertThat(filesContain(keepMarker)).isTrue();
-    }
-
-    private boolean filesContain(String marker) throws Exception {
-        byte[] needle = marker.getBytes(StandardCharsets.UTF_8);
-        try (Stream<Path> files = Files.list(dir)) {
-            for (Path f : files.filter(p -> p.getFileName().toString().startsWith("jiyi.db")).toList()) {
-                byte[] hay = Files.readAllBytes(f);
-                outer:
-                for (int i = 0; i + needle.length <= hay.length; i++) {
-                    for (int j = 0; j < needle.length; j++) {
-                        if (hay[i + j] != needle[j]) {
-                            continue outer;
-                        }
-                    }
-                    return true;
-                }
-            }
-        }
-        return false;
+        assertThat(!FileBytes.databaseFilesContaining(dir, eventMarker).isEmpty()).isFalse();
+        assertThat(!FileBytes.databaseFilesContaining(dir, memoryMarker).isEmpty()).isFalse();
+        assertThat(!FileBytes.databaseFilesContaining(dir, keepMarker).isEmpty()).isTrue();
     }
 
     // ------------------------------------------------------------------ refusals: nothing changes

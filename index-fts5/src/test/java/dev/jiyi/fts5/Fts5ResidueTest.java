@@ -4,6 +4,7 @@ import dev.jiyi.analysis.ChineseTokens;
 import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.Candidate;
 import dev.jiyi.authority.EventSubmission;
+import dev.jiyi.authority.FileBytes;
 import dev.jiyi.authority.Role;
 import dev.jiyi.authority.Scope;
 import org.junit.jupiter.api.DisplayName;
@@ -129,22 +130,7 @@ class Fts5ResidueTest {
             a.deleteEvent(scope, "secret");
             assertThat(a.eventCandidates(index, scope, marker, 10)).isEmpty();
         }
-        List<String> found = new ArrayList<>();
-        byte[] needle = marker.getBytes(StandardCharsets.UTF_8);
-        try (var files = java.nio.file.Files.list(dir)) {
-            for (Path f : files.filter(p -> p.getFileName().toString().startsWith("jiyi.db")).toList()) {
-                byte[] hay = java.nio.file.Files.readAllBytes(f);
-                outer:
-                for (int i = 0; i + needle.length <= hay.length; i++) {
-                    for (int j = 0; j < needle.length; j++) {
-                        if (hay[i + j] != needle[j]) {
-                            continue outer;
-                        }
-                    }
-                    found.add(f.getFileName() + "@" + i);
-                }
-            }
-        }
+        List<String> found = FileBytes.databaseFilesContaining(dir, marker);
         List<String> inTables = new ArrayList<>();
         try (Connection c = sql(); Statement s = c.createStatement()) {
             List<String> tables = new ArrayList<>();

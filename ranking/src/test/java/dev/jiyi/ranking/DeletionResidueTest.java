@@ -9,6 +9,7 @@ import dev.jiyi.authority.Correction;
 import dev.jiyi.authority.CorrectionDraft;
 import dev.jiyi.authority.Deletion;
 import dev.jiyi.authority.EventSubmission;
+import dev.jiyi.authority.FileBytes;
 import dev.jiyi.authority.Kind;
 import dev.jiyi.authority.Memory;
 import dev.jiyi.authority.MemoryDraft;
@@ -225,14 +226,14 @@ class DeletionResidueTest {
                             byte[] bytes = value instanceof byte[] b ? b
                                     : value == null ? new byte[0] : value.toString().getBytes(StandardCharsets.UTF_8);
                             for (String needle : needles) {
-                                if (contains(bytes, needle.getBytes(StandardCharsets.UTF_8))) {
+                                if (FileBytes.contains(bytes, needle.getBytes(StandardCharsets.UTF_8))) {
                                     found.add(table + " holds " + needle);
                                 }
                             }
                             // Index blocks store terms; a multi-character term is a distinctive byte string.
                             if (value instanceof byte[]) {
                                 for (String term : terms) {
-                                    if (term.length() > 1 && contains(bytes, term.getBytes(StandardCharsets.UTF_8))) {
+                                    if (term.length() > 1 && FileBytes.contains(bytes, term.getBytes(StandardCharsets.UTF_8))) {
                                         found.add(table + " block holds term " + term);
                                     }
                                 }
@@ -243,19 +244,6 @@ class DeletionResidueTest {
             }
         }
         return found;
-    }
-
-    private static boolean contains(byte[] haystack, byte[] needle) {
-        outer:
-        for (int i = 0; i + needle.length <= haystack.length; i++) {
-            for (int j = 0; j < needle.length; j++) {
-                if (haystack[i + j] != needle[j]) {
-                    continue outer;
-                }
-            }
-            return true;
-        }
-        return false;
     }
 
     /** Every recall mode, current, as of several times and with history, for each query. */
