@@ -29,12 +29,33 @@ public final class ChineseTokens {
     public static final String VERSION = "analysis-1";
 
     /**
-     * {@link #VERSION} plus the Java feature release: normalization and character classes come from
-     * the JDK's Unicode tables, which change between releases (a character unassigned in one is Han
-     * in the next), so the same code can tokenize differently on another JDK.
+     * {@link #VERSION} plus a fingerprint of the JDK's Unicode tables: normalization and character
+     * classes come from them, and they change between Java releases (a character unassigned in one
+     * is Han in the next), so the same code can tokenize differently on another JDK. Two JDKs with the
+     * same Unicode data (Java 22 and 23, say) give the same version.
      */
     public static String version() {
-        return VERSION + "/java-" + Runtime.version().feature();
+        return VERSION + "/unicode-" + UnicodeTables.FINGERPRINT;
+    }
+
+    /**
+     * Which Unicode version the JDK's tables implement, told apart by whether a character first
+     * assigned in each version from 8.0 to 17.0 is defined (a JDK adopts a Unicode version whole).
+     * Microseconds, so every open can afford it.
+     */
+    private static final class UnicodeTables {
+        /** The first character of a block new in Unicode 8.0, 9.0, ..., 17.0 (CJK extensions where there is one). */
+        private static final int[] PROBES = {0x2B820, 0x1F923, 0x2CEB0, 0x1F970, 0x1F971, 0x30000, 0x1FAE0, 0x31350,
+                0x2EBF0, 0x105C0, 0x323B0};
+        static final String FINGERPRINT = fingerprint();
+
+        private static String fingerprint() {
+            StringBuilder sb = new StringBuilder();
+            for (int probe : PROBES) {
+                sb.append(Character.isDefined(probe) ? '1' : '0');
+            }
+            return sb.toString();
+        }
     }
 
     private static final Comparator<Token> ORDER = Comparator.comparingInt(Token::start)

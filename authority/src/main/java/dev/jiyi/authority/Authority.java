@@ -86,17 +86,25 @@ public final class Authority implements AutoCloseable {
         }
     }
 
-    /** Rebuilds every attached, versioned index now, whatever its state (the {@code reindex} command). */
-    public synchronized void rebuildIndexes() {
+    /**
+     * Rebuilds every attached, versioned index now, whatever its state (the {@code reindex} command),
+     * and returns how many events and memories each was fed.
+     */
+    public synchronized Rebuilt rebuildIndexes() {
         prepareIndexes();
-        write("rebuilding the indexes", () -> {
+        return write("rebuilding the indexes", () -> {
+            Rebuilt fed = new Rebuilt(0, 0);
             for (TransactionalIndex index : indexes) {
                 if (index.version() != null) {
-                    rebuild(index);
+                    fed = rebuild(index);
                 }
             }
-            return null;
+            return fed;
         });
+    }
+
+    /** How many events and memories a rebuilt index was fed. */
+    public record Rebuilt(long events, long memories) {
     }
 
     /**
@@ -128,18 +136,25 @@ public final class Authority implements AutoCloseable {
         }
     }
 
-    /** Clears the index and feeds it every event and memory in insertion order, in the open transaction. */
-    private void rebuild(TransactionalIndex index) throws SQLException {
+    /**
+     * Clears the index and feeds it every event and memory in insertion order, in the open
+     * transaction; returns how many of each.
+     */
+    private Rebuilt rebuild(TransactionalIndex index) throws SQLException {
+        long events = 0;
+        long memories = 0;
         index.clear(connection);
         try (Statement s = connection.createStatement()) {
             try (ResultSet rs = s.executeQuery("SELECT " + EVENT_COLUMNS + " FROM events ORDER BY sequence")) {
                 while (rs.next()) {
                     index.eventAdded(connection, event(rs));
+                    events++;
                 }
             }
             try (ResultSet rs = s.executeQuery("SELECT " + MEMORY_COLUMNS + " FROM memories ORDER BY seq")) {
                 while (rs.next()) {
                     index.memoryAdded(connection, rs.getLong(1), memory(rs));
+                    memories++;
                 }
             }
         }
@@ -151,6 +166,7 @@ public final class Authority implements AutoCloseable {
             ps.setString(3, Times.format(Times.now()));
             ps.executeUpdate();
         }
+        return new Rebuilt(events, memories);
     }
 
     private String indexVersion(String name) throws SQLException {
@@ -514,10 +530,10 @@ public final class Authority implements AutoCloseable {
     }
 
     /**
-     * @param evidenceSeq the fact's place among equal starts (T5): null for the source event's
-     *                    sequence; a correction passes the mistaken memory's
+     * @param place the fact's place among equal starts (T5): null for a new fact (its source event's
+     *              sequence, its own ID); a correction passes the mistaken memory's
      */
-    private Memory addInTransaction(Scope scope, MemoryDraft d, Long evidenceSeq) throws SQLException {
+    private Memory addInTransaction(Scope scope, MemoryDraft d, TimelinePlace place) throws SQLException {
         Event source = eventById(d.eventId())
                 .filter(e -> e.scope().equals(scope))
                 .orElseThrow(() -> new InvalidInputException("event", "must refer to an existing event in the same scope"));
@@ -538,9 +554,14 @@ public final class Authority implements AutoCloseable {
         }
         Validity validity = new Validity(validAt, d.invalidAt());
         String id = Ids.newMemoryId();
-        long evidence = evidenceSeq != null ? evidenceSeq : source.sequence();
+        TimelinePlace at = place != null ? place : new TimelinePlace(source.sequence(), id);
+        String closedBy = null;
         if (d.onTimeline()) {
-            validity = placeOnTimeline(scope, d.subject(), d.factKey(), validity, evidence, id);
+            TimelineMember successor = placeOnTimeline(scope, d.subject(), d.factKey(), validity, at, id);
+            if (successor != null && (validity.invalidAt() == null || validity.invalidAt().isAfter(successor.validAt()))) {
+                validity = validity.closedAt(successor.validAt());
+                closedBy = successor.id();
+            }
         }
         Instant now = Times.now();
         Memory memory = new Memory(id, scope, source.id(), d.kind(), d.basis(), d.text(), d.quote(),
@@ -548,8 +569,8 @@ public final class Authority implements AutoCloseable {
         long rowId;
         try (PreparedStatement ps = connection.prepareStatement("INSERT INTO memories (id, persona_id, project_id, "
                 + "event_id, kind, basis, text, quote, confidence, subject, fact_key, valid_at, invalid_at, emotion_label, "
-                + "valence, arousal, gist, cue_keys, created_at, evidence_seq) "
-                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq")) {
+                + "valence, arousal, gist, cue_keys, created_at, evidence_seq, lineage_id, closed_by) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq")) {
             ps.setString(1, memory.id());
             ps.setString(2, scope.personaId());
             ps.setString(3, scope.projectId());
@@ -570,7 +591,9 @@ public final class Authority implements AutoCloseable {
             ps.setString(17, memory.gist());
             ps.setString(18, JsonStrings.encode(memory.cueKeys()));
             ps.setString(19, Times.format(now));
-            ps.setLong(20, evidence);
+            ps.setLong(20, at.evidenceSeq());
+            ps.setString(21, at.lineageId());
+            ps.setString(22, closedBy);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 rowId = rs.getLong(1);
@@ -584,65 +607,62 @@ public final class Authority implements AutoCloseable {
     }
 
     /**
-     * T4/T5: places a new single-valued fact by validity time. Members are ordered by (valid_at,
-     * evidence_seq, ID). evidence_seq is when the fact's evidence entered the archive (its source
-     * event's sequence; for a correction, the mistaken memory's), so the timeline does not depend on
-     * the order in which memories are derived (extractions may finish out of order), and a correction
-     * keeps the mistaken memory's place. The predecessor is closed at the new start; the new one is
-     * closed at its successor's start. Revoked members take no part.
+     * T4/T5: places a new single-valued fact by validity time and returns its successor (the member
+     * that closes it), or null. Members are ordered by (valid_at, evidence_seq, lineage_id, ID):
+     * evidence_seq is when the fact's evidence entered the archive (its source event's sequence), so
+     * the timeline does not depend on the order in which memories are derived; a correction copies
+     * evidence_seq and lineage_id from the mistaken memory and so keeps its place. The predecessor is
+     * closed at the new start (and records who closed it). Revoked members take no part.
      */
-    private Validity placeOnTimeline(Scope scope, String subject, String factKey, Validity validity, long evidence,
-                                     String id) throws SQLException {
-        String predecessor = null;
-        Instant predecessorEnd = null;
-        Instant successorStart = null;
+    private TimelineMember placeOnTimeline(Scope scope, String subject, String factKey, Validity validity,
+                                           TimelinePlace place, String id) throws SQLException {
+        TimelineMember predecessor = null;
+        TimelineMember successor = null;
         for (TimelineMember m : timeline(scope, subject, factKey)) {
-            if (m.before(validity.validAt(), evidence, id)) {
-                predecessor = m.id();
-                predecessorEnd = m.invalidAt();
+            if (m.before(validity.validAt(), place, id)) {
+                predecessor = m;
             } else {
-                successorStart = m.validAt();
+                successor = m;
                 break;
             }
         }
-        if (predecessor != null && (predecessorEnd == null || predecessorEnd.isAfter(validity.validAt()))) {
-            setInvalidAt(scope, predecessor, validity.validAt());
+        if (predecessor != null && (predecessor.invalidAt() == null || predecessor.invalidAt().isAfter(validity.validAt()))) {
+            setInvalidAt(scope, predecessor.id(), validity.validAt(), id);
         }
-        if (successorStart != null && (validity.invalidAt() == null || validity.invalidAt().isAfter(successorStart))) {
-            return validity.closedAt(successorStart);
-        }
-        return validity;
+        return successor;
     }
 
     /**
-     * A correction revokes a mistaken timeline member: the closing it caused was part of the mistake.
-     * The member before it, if the mistaken one had closed it, is closed again by whatever now
-     * follows it, or reopened if nothing does. (Deletion never does this: T7.)
+     * A correction revokes a mistaken timeline member: the closings it caused were part of the
+     * mistake. Every member it closed is closed again by whatever now follows it, or reopened if
+     * nothing does. Ends stated explicitly, or caused by other members, are left alone; and deletion
+     * never does this (T7).
      */
-    private void undoClosingBy(Memory revoked, long evidence) throws SQLException {
+    private void undoClosingsBy(Memory revoked) throws SQLException {
         List<TimelineMember> members = timeline(revoked.scope(), revoked.subject(), revoked.factKey());
-        TimelineMember predecessor = null;
-        Instant nextStart = null;
-        for (TimelineMember m : members) {
-            if (m.before(revoked.validity().validAt(), evidence, revoked.id())) {
-                predecessor = m;
-            } else {
-                nextStart = m.validAt();
-                break;
+        for (int i = 0; i < members.size(); i++) {
+            if (revoked.id().equals(members.get(i).closedBy())) {
+                TimelineMember next = i + 1 < members.size() ? members.get(i + 1) : null;
+                setInvalidAt(revoked.scope(), members.get(i).id(), next == null ? null : next.validAt(),
+                        next == null ? null : next.id());
             }
-        }
-        if (predecessor != null && revoked.validity().validAt().equals(predecessor.invalidAt())) {
-            setInvalidAt(revoked.scope(), predecessor.id(), nextStart);
         }
     }
 
-    /** One non-revoked member of a fact timeline, with its ordering key. */
-    private record TimelineMember(String id, Instant validAt, Instant invalidAt, long evidence) {
-        /** True when this member sorts before the key (start, evidence, id). */
-        boolean before(Instant start, long otherEvidence, String otherId) {
+    /** Where a fact sits among members with the same start (T5). */
+    private record TimelinePlace(long evidenceSeq, String lineageId) {
+    }
+
+    /** One non-revoked member of a fact timeline, with its ordering key and who closed it. */
+    private record TimelineMember(String id, Instant validAt, Instant invalidAt, TimelinePlace place, String closedBy) {
+        /** True when this member sorts before the key (start, place, id). */
+        boolean before(Instant start, TimelinePlace other, String otherId) {
             int order = validAt.compareTo(start);
             if (order == 0) {
-                order = Long.compare(evidence, otherEvidence);
+                order = Long.compare(place.evidenceSeq(), other.evidenceSeq());
+            }
+            if (order == 0) {
+                order = place.lineageId().compareTo(other.lineageId());
             }
             if (order == 0) {
                 order = id.compareTo(otherId);
@@ -653,9 +673,9 @@ public final class Authority implements AutoCloseable {
 
     private List<TimelineMember> timeline(Scope scope, String subject, String factKey) throws SQLException {
         List<TimelineMember> out = new ArrayList<>();
-        try (PreparedStatement ps = connection.prepareStatement("SELECT id, valid_at, invalid_at, evidence_seq "
-                + "FROM memories WHERE persona_id = ? AND project_id = ? AND subject = ? AND fact_key = ? "
-                + "AND revoked_at IS NULL ORDER BY valid_at, evidence_seq, id")) {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT id, valid_at, invalid_at, evidence_seq, lineage_id, "
+                + "closed_by FROM memories WHERE persona_id = ? AND project_id = ? AND subject = ? AND fact_key = ? "
+                + "AND revoked_at IS NULL ORDER BY valid_at, evidence_seq, lineage_id, id")) {
             ps.setString(1, scope.personaId());
             ps.setString(2, scope.projectId());
             ps.setString(3, subject);
@@ -663,17 +683,18 @@ public final class Authority implements AutoCloseable {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     out.add(new TimelineMember(rs.getString(1), Times.read(rs.getString(2)), Times.read(rs.getString(3)),
-                            rs.getLong(4)));
+                            new TimelinePlace(rs.getLong(4), rs.getString(5)), rs.getString(6)));
                 }
             }
         }
         return out;
     }
 
-    private void setInvalidAt(Scope scope, String memoryId, Instant end) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement("UPDATE memories SET invalid_at = ? WHERE id = ?")) {
+    private void setInvalidAt(Scope scope, String memoryId, Instant end, String closedBy) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("UPDATE memories SET invalid_at = ?, closed_by = ? WHERE id = ?")) {
             ps.setString(1, Times.format(end));
-            ps.setString(2, memoryId);
+            ps.setString(2, closedBy);
+            ps.setString(3, memoryId);
             ps.executeUpdate();
         }
         changeLog.append(connection, "memory", memoryId, "update", scope.personaId(), scope.projectId(), Times.now());
@@ -876,10 +897,10 @@ public final class Authority implements AutoCloseable {
             if (invalidAt != null && !invalidAt.isAfter(validAt)) {
                 invalidAt = null; // a new start at or after the old end: the old end says nothing about it
             }
-            long evidence = evidenceSeq(mistaken.id());
+            TimelinePlace place = timelinePlace(mistaken.id());
             setRevoked(mistaken, now);
             if (mistaken.onTimeline()) {
-                undoClosingBy(mistaken, evidence);
+                undoClosingsBy(mistaken);
             }
             MemoryDraft corrected = MemoryDraft.builder(eventId)
                     .kind(mistaken.kind()).basis(mistaken.basis())
@@ -889,7 +910,7 @@ public final class Authority implements AutoCloseable {
                     .validAt(validAt).invalidAt(invalidAt)
                     .emotion(mistaken.emotion())
                     .build();
-            Memory added = addInTransaction(scope, corrected, evidence);
+            Memory added = addInTransaction(scope, corrected, place);
             Relation relation = insertRelation(scope, added.id(), mistaken.id(), RelationType.CORRECTS, now);
 
             try (PreparedStatement ps = connection.prepareStatement("UPDATE events SET amended = 1 WHERE id = ?")) {
@@ -909,10 +930,13 @@ public final class Authority implements AutoCloseable {
     /** The {@code source} of the explicit-correction events that {@link #correctMemory} creates. */
     public static final String CORRECTION_SOURCE = "jiyi:correct";
 
-    private long evidenceSeq(String memoryId) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement("SELECT evidence_seq FROM memories WHERE id = ?")) {
+    private TimelinePlace timelinePlace(String memoryId) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT evidence_seq, lineage_id FROM memories WHERE id = ?")) {
             ps.setString(1, memoryId);
-            return Long.parseLong(firstColumn(ps).getFirst());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return new TimelinePlace(rs.getLong(1), rs.getString(2));
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.jiyi.cli;
 
+import dev.jiyi.authority.Authority;
 import picocli.CommandLine.Command;
 
 import java.util.LinkedHashMap;
@@ -17,19 +18,17 @@ final class ReindexCommand extends Verb {
     @Override
     int run(Jiyi jiyi, Output out) {
         long started = System.nanoTime();
-        jiyi.authority().rebuildIndexes();
-        Map<String, Long> counts = jiyi.authority().doctor().tableCounts();
+        Authority.Rebuilt fed = jiyi.authority().rebuildIndexes();
         long millis = (System.nanoTime() - started) / 1_000_000;
         if (out.json()) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("rebuilt", "fts5");
-            m.put("events", counts.get("events"));
-            m.put("memories", counts.get("memories"));
+            m.put("events", fed.events());
+            m.put("memories", fed.memories());
             m.put("millis", millis);
             out.json(m);
         } else {
-            out.text("rebuilt the FTS5 index: " + counts.get("events") + " events, " + counts.get("memories")
-                    + " memories in " + millis + " ms");
+            out.text("rebuilt the FTS5 index: " + fed.events() + " events, " + fed.memories() + " memories in " + millis + " ms");
         }
         return ExitCode.OK;
     }

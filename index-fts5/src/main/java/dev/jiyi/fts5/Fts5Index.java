@@ -83,9 +83,10 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
 
     /**
      * Secure-delete removes a row's entries from the leaf pages, but the b-tree keeps, for every
-     * leaf, a key in {@code *_fts_idx}: the shortest prefix of the leaf's first term. If a removed
-     * term started a leaf and no surviving term shares that key, the key is a trace of the deleted
-     * text (up to the whole term). Then the table is merged into one new segment ('optimize'), which
+     * leaf, a key in {@code *_fts_idx}: the shortest byte prefix of the leaf's first term that sorts
+     * after the previous leaf (it may end inside a UTF-8 character). If a removed term vanished from
+     * the index and a key is a prefix of it that no surviving term shares, the key is a trace of the
+     * deleted text (up to the whole term). Then the table is merged into one new segment, which
      * rebuilds every key from surviving terms. Rare, and the only deletion cost that grows with the
      * archive (0.8 s at 100,000 events).
      */
@@ -93,34 +94,43 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
     public void removalsDone(Connection tx, List<Event> events, List<Memory> memories) throws SQLException {
         java.util.Set<String> eventTerms = new java.util.HashSet<>();
         for (Event e : events) {
-            eventTerms.addAll(ChineseTokens.terms(e.text()));
+            eventTerms.addAll(indexedTerms(e.text()));
         }
         java.util.Set<String> memoryTerms = new java.util.HashSet<>();
         for (Memory m : memories) {
-            memoryTerms.addAll(ChineseTokens.terms(memoryText(m)));
+            memoryTerms.addAll(indexedTerms(memoryText(m)));
         }
         purgeKeyTraces(tx, "events_fts", eventTerms);
         purgeKeyTraces(tx, "memories_fts", memoryTerms);
     }
 
+    /**
+     * The terms FTS5 stores for a text: the analysis terms, split again where the 'ascii' tokenizer
+     * splits (ASCII characters that are not letters or digits; every other character is kept).
+     */
+    static java.util.Set<String> indexedTerms(String text) {
+        java.util.Set<String> out = new java.util.HashSet<>();
+        for (String term : ChineseTokens.terms(text)) {
+            for (String piece : term.split("[\\x00-\\x2F\\x3A-\\x40\\x5B-\\x60\\x7B-\\x7F]+")) {
+                if (!piece.isEmpty() && !piece.startsWith(SCOPE_PREFIX)) {
+                    out.add(piece);
+                }
+            }
+        }
+        return out;
+    }
+
     private static void purgeKeyTraces(Connection tx, String table, java.util.Set<String> removedTerms)
             throws SQLException {
-        String vocabulary = "temp." + table + "_terms";
-        try (java.sql.Statement s = tx.createStatement()) {
-            s.execute("CREATE VIRTUAL TABLE IF NOT EXISTS " + vocabulary + " USING fts5vocab(main, " + table + ", row)");
-        }
         // Most removed terms are still used by other rows; only a vanished term can leave a trace. (A
         // phrase query stops at the first posting; the vocabulary would count a common term's postings.)
-        List<String> vanished = new ArrayList<>();
+        List<byte[]> vanished = new ArrayList<>();
         try (PreparedStatement ps = tx.prepareStatement("SELECT 1 FROM " + table + " WHERE " + table + " MATCH ? LIMIT 1")) {
             for (String term : removedTerms) {
-                if (term.startsWith(SCOPE_PREFIX)) {
-                    continue; // a scope's hash, in every row of the scope
-                }
                 ps.setString(1, '"' + term.replace("\"", "\"\"") + '"');
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
-                        vanished.add(term);
+                        vanished.add(term.getBytes(StandardCharsets.UTF_8));
                     }
                 }
             }
@@ -128,33 +138,26 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
         if (vanished.isEmpty()) {
             return;
         }
-        java.util.Set<String> keys = new java.util.HashSet<>();
+        List<byte[]> keys = new ArrayList<>();
         try (PreparedStatement ps = tx.prepareStatement("SELECT term FROM " + table + "_idx");
              ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 byte[] key = rs.getBytes(1);
                 if (key != null && key.length > 1) {
-                    keys.add(new String(key, 1, key.length - 1, StandardCharsets.UTF_8)); // byte 0: which index
+                    keys.add(java.util.Arrays.copyOfRange(key, 1, key.length)); // byte 0 says which index
                 }
             }
         }
-        try (PreparedStatement shared = tx.prepareStatement("SELECT 1 FROM " + vocabulary
-                + " WHERE term >= ?1 AND term < ?1 || char(1114111) LIMIT 1")) {
-            for (String term : vanished) {
-                for (int end = term.offsetByCodePoints(0, 1); end <= term.length(); end = next(term, end)) {
-                    String key = term.substring(0, end);
-                    if (!keys.contains(key)) {
-                        continue;
-                    }
-                    shared.setString(1, key);
-                    boolean survives;
-                    try (ResultSet rs = shared.executeQuery()) {
-                        survives = rs.next();
-                    }
-                    if (!survives) {
-                        try (java.sql.Statement s = tx.createStatement()) {
-                            s.execute("INSERT INTO " + table + " (" + table + ") VALUES ('optimize')");
-                        }
+        String vocabulary = "temp." + table + "_terms";
+        try (java.sql.Statement s = tx.createStatement()) {
+            s.execute("CREATE VIRTUAL TABLE IF NOT EXISTS " + vocabulary + " USING fts5vocab(main, " + table + ", row)");
+        }
+        try (PreparedStatement range = tx.prepareStatement("SELECT term FROM " + vocabulary
+                + " WHERE term >= ? AND term < ? LIMIT 1")) {
+            for (byte[] term : vanished) {
+                for (byte[] key : keys) {
+                    if (startsWith(term, key) && !anyTermStartsWith(range, key)) {
+                        mergeIntoOneSegment(tx, table);
                         return;
                     }
                 }
@@ -162,9 +165,60 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
         }
     }
 
-    private static int next(String s, int index) {
-        return index < s.length() ? s.offsetByCodePoints(index, 1) : index + 1;
+    private static boolean startsWith(byte[] bytes, byte[] prefix) {
+        return bytes.length >= prefix.length && java.util.Arrays.equals(bytes, 0, prefix.length, prefix, 0, prefix.length);
     }
+
+    /**
+     * Whether a surviving term starts with these bytes. Terms sort by their UTF-8 bytes, so the terms
+     * with this byte prefix are a range of strings: from the prefix with its last, partial character
+     * completed by the smallest continuation bytes, to the same with the largest, then anything.
+     */
+    private static boolean anyTermStartsWith(PreparedStatement range, byte[] prefix) throws SQLException {
+        int last = prefix.length - 1;
+        while (last > 0 && (prefix[last] & 0xC0) == 0x80) {
+            last--; // back over continuation bytes to the last character's first byte
+        }
+        boolean complete = prefix.length - last == utf8Length(prefix[last]);
+        String head = new String(prefix, 0, complete ? prefix.length : last, StandardCharsets.UTF_8);
+        String low = complete ? head : head + completed(prefix, last, (byte) 0x80);
+        String high = (complete ? head : head + completed(prefix, last, (byte) 0xBF)) + "\uDBFF\uDFFF";
+        range.setString(1, low);
+        range.setString(2, high);
+        try (ResultSet rs = range.executeQuery()) {
+            return rs.next() && startsWith(rs.getString(1).getBytes(StandardCharsets.UTF_8), prefix);
+        }
+    }
+
+    private static int utf8Length(byte first) {
+        return (first & 0x80) == 0 ? 1 : (first & 0xE0) == 0xC0 ? 2 : (first & 0xF0) == 0xE0 ? 3 : 4;
+    }
+
+    /** The character whose UTF-8 starts with {@code bytes[from..]}, padded with {@code fill} continuation bytes. */
+    private static String completed(byte[] bytes, int from, byte fill) {
+        int need = utf8Length(bytes[from]);
+        byte[] ch = java.util.Arrays.copyOfRange(bytes, from, from + need);
+        for (int i = bytes.length - from; i < need; i++) {
+            ch[i] = fill;
+        }
+        return new String(ch, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * FTS5's 'optimize' does nothing to an index that is one segment already (as after a rebuild or
+     * an earlier merge), so a placeholder row makes a second segment first and is deleted after.
+     */
+    private static void mergeIntoOneSegment(Connection tx, String table) throws SQLException {
+        try (java.sql.Statement s = tx.createStatement()) {
+            s.execute("INSERT INTO " + table + " (rowid, tokens) VALUES (0, '" + MERGE_PLACEHOLDER + "')");
+            s.execute("INSERT INTO " + table + " (" + table + ") VALUES ('optimize')");
+            s.execute("INSERT INTO " + table + " (" + table + ", rowid, tokens) VALUES ('delete', 0, '"
+                    + MERGE_PLACEHOLDER + "')");
+        }
+    }
+
+    /** The one term of the placeholder row (rowid 0, which no event or memory has) that forces a merge. */
+    private static final String MERGE_PLACEHOLDER = "jiyimergeplaceholder";
 
     /** An event's FTS5 row: its scope token, then the tokens of its text. */
     static String eventRow(Event event) {

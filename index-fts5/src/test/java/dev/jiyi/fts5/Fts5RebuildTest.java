@@ -87,6 +87,8 @@ class Fts5RebuildTest {
             s.execute("DROP TABLE index_state");
             s.execute("DROP INDEX memories_fact_timeline");
             s.execute("ALTER TABLE memories DROP COLUMN evidence_seq");
+            s.execute("ALTER TABLE memories DROP COLUMN lineage_id");
+            s.execute("ALTER TABLE memories DROP COLUMN closed_by");
             s.execute("CREATE INDEX memories_fact_timeline ON memories (persona_id, project_id, subject, fact_key, valid_at) "
                     + "WHERE fact_key IS NOT NULL");
             s.execute("CREATE VIRTUAL TABLE memories_fts USING fts5(tokens, content = '', contentless_delete = 1, "
@@ -140,7 +142,8 @@ class Fts5RebuildTest {
             assertThat(text("SELECT sql FROM sqlite_master WHERE name = 'memories_fts'")).doesNotContain("contentless_delete");
             assertThat(text("SELECT version FROM index_state WHERE name = 'fts5'")).isEqualTo(Fts5Index.VERSION);
             assertThat(count("SELECT count(*) FROM memories m JOIN events e ON e.id = m.event_id "
-                    + "WHERE m.evidence_seq = e.sequence")).as("evidence_seq backfilled").isEqualTo(memories.size());
+                    + "WHERE m.evidence_seq = e.sequence AND m.lineage_id = m.id AND m.closed_by IS NULL"))
+                    .as("evidence_seq and lineage_id backfilled").isEqualTo(memories.size());
             assertThat(count("SELECT count(*) FROM memories_fts")).isEqualTo(memories.size());
             assertThat(count("SELECT count(*) FROM events_fts")).isEqualTo(memories.size());
             assertThat(find(a, index, "龙井")).hasSize(1);

@@ -7,6 +7,11 @@
 -- row's tokens ('delete' command), and in secure-delete mode removes its entries from the pages in
 -- the same statement.
 --
+-- The rows are the analysis module's terms, already normalized and lower-cased, separated by
+-- spaces. The 'ascii' tokenizer splits them only on ASCII non-alphanumerics and keeps every other
+-- character, so the index holds those terms as they are (unicode61 also split terms on characters
+-- that were not letters in Unicode 6.1: combining marks, CJK extensions E and later).
+--
 -- The new tables start empty. index_state has no row for them yet, so the index that owns them
 -- (dev.jiyi.fts5.Fts5Index) rebuilds them from the authoritative text the first time the database
 -- is opened with it attached, and again whenever its version (tokenization included) changes.
@@ -15,10 +20,10 @@ DROP TABLE memories_fts;
 DROP TABLE events_fts;
 
 CREATE VIRTUAL TABLE memories_fts USING fts5(
-    tokens, content = '', tokenize = 'unicode61 remove_diacritics 0'
+    tokens, content = '', tokenize = 'ascii'
 );
 CREATE VIRTUAL TABLE events_fts USING fts5(
-    tokens, content = '', tokenize = 'unicode61 remove_diacritics 0'
+    tokens, content = '', tokenize = 'ascii'
 );
 INSERT INTO memories_fts (memories_fts, rank) VALUES ('secure-delete', 1);
 INSERT INTO events_fts (events_fts, rank) VALUES ('secure-delete', 1);
@@ -30,11 +35,18 @@ CREATE TABLE index_state (
     built_at TEXT NOT NULL
 ) WITHOUT ROWID;
 
--- T5 orders members of a fact timeline with equal starts by when their evidence entered the
--- archive: the sequence of the event the fact was stated in. A correction's memory keeps the
--- mistaken memory's value, so correcting a misread fact does not move it in the timeline.
+-- Fact timelines (T4, T5, C2). Members with equal starts are ordered by when their evidence entered
+-- the archive (the sequence of the event the fact was stated in), then by lineage_id: the ID of the
+-- first memory of its correction lineage. A correction copies both from the mistaken memory, so
+-- correcting a misread fact does not move it in its timeline. closed_by is the member whose start
+-- closed this interval (NULL: open, closed explicitly, or closed before migration 4); revoking a
+-- member undoes only the closings it caused.
 ALTER TABLE memories ADD COLUMN evidence_seq INTEGER NOT NULL DEFAULT 0;
-UPDATE memories SET evidence_seq = (SELECT e.sequence FROM events e WHERE e.id = memories.event_id);
+ALTER TABLE memories ADD COLUMN lineage_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE memories ADD COLUMN closed_by TEXT;
+-- A memory whose event is missing (a broken foreign key, for doctor to report) sorts first.
+UPDATE memories SET evidence_seq = coalesce((SELECT e.sequence FROM events e WHERE e.id = memories.event_id), 0),
+                    lineage_id = id;
 DROP INDEX memories_fact_timeline;
 CREATE INDEX memories_fact_timeline ON memories (persona_id, project_id, subject, fact_key, valid_at, evidence_seq)
     WHERE fact_key IS NOT NULL;
