@@ -65,7 +65,7 @@ public final class DeletionHarness implements Callable<Integer> {
 
     /** The timings at one archive size. */
     public record Result(int events, int memories, long databaseBytes, long p50Nanos, long p95Nanos, long maxNanos,
-                         long rebuildNanos, double removedPerDeletion) {
+                         long rebuildNanos, double removedPerDeletion, int merges) {
     }
 
     @Override
@@ -79,9 +79,10 @@ public final class DeletionHarness implements Callable<Integer> {
             try (ScratchHome scratch = ScratchHome.create("delete-" + size)) {
                 Result r = run(scratch, new ChatCorpus(seed, "delete" + size), size, deletions, new Random(seed));
                 out.printf(Locale.ROOT, "%,d events, %,d memories, database %.1f MiB: deletion p50 %.1f ms, p95 %.1f ms, "
-                                + "max %.1f ms (%d deletions, %.1f rows removed each); FTS5 index rebuild on open %.1f s%n",
+                                + "max %.1f ms (%d deletions, %.1f rows removed each, %d merged a table to purge a page-key trace); "
+                                + "FTS5 index rebuild on open %.1f s%n",
                         r.events(), r.memories(), r.databaseBytes() / 1048576.0, r.p50Nanos() / 1e6, r.p95Nanos() / 1e6,
-                        r.maxNanos() / 1e6, deletions, r.removedPerDeletion(), r.rebuildNanos() / 1e9);
+                        r.maxNanos() / 1e6, deletions, r.removedPerDeletion(), r.merges(), r.rebuildNanos() / 1e9);
             }
         }
         out.println("load average at end: " + IngestHarness.loadAverage());
@@ -125,16 +126,24 @@ public final class DeletionHarness implements Callable<Integer> {
             long removed = 0;
             List<String> targets = new ArrayList<>(derivedFrom);
             java.util.Collections.shuffle(targets, random);
+            int merges = 0;
             for (int i = 0; i < k; i++) {
+                int[] before = segments(home);
                 long t = System.nanoTime();
                 Deletion d = jiyi.authority().deleteEvent(Scope.DEFAULT, targets.get(i));
                 each[i] = System.nanoTime() - t;
                 removed += d.eventIds().size() + d.memoryIds().size();
+                int[] after = segments(home);
+                for (int table = 0; table < 2; table++) {
+                    if (before[table] > 1 && after[table] == 1) {
+                        merges++; // the page-key check merged the table to purge a trace
+                    }
+                }
             }
             Arrays.sort(each);
             long rebuild = rebuild(home);
             return new Result(size, memories, scratch.databaseBytes(), IngestHarness.percentile(each, 50),
-                    IngestHarness.percentile(each, 95), each[k - 1], rebuild, removed / (double) k);
+                    IngestHarness.percentile(each, 95), each[k - 1], rebuild, removed / (double) k, merges);
         }
     }
 
@@ -143,6 +152,23 @@ public final class DeletionHarness implements Callable<Integer> {
             throw new IllegalStateException("the benchmark corpus was rejected", result.error());
         }
         return result.committed();
+    }
+
+    /** Segments of events_fts and memories_fts (distinct segment IDs in their b-tree key tables). */
+    private static int[] segments(Home home) {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + home.database());
+             Statement s = c.createStatement()) {
+            int[] out = new int[2];
+            String[] tables = {"events_fts_idx", "memories_fts_idx"};
+            for (int i = 0; i < 2; i++) {
+                try (var rs = s.executeQuery("SELECT count(DISTINCT segid) FROM " + tables[i])) {
+                    out[i] = rs.next() ? rs.getInt(1) : 0;
+                }
+            }
+            return out;
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot count FTS5 segments", e);
+        }
     }
 
     /**
