@@ -44,7 +44,11 @@ public final class ChineseTokens {
      * Microseconds, so every open can afford it.
      */
     private static final class UnicodeTables {
-        /** The first character of a block new in Unicode 8.0, 9.0, ..., 17.0 (CJK extensions where there is one). */
+        /**
+         * A character first assigned in Unicode 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 15.1,
+         * 16.0 and 17.0: the first of a new CJK extension where the version has one, else a new
+         * emoji or the first letter of a new script. (Every JDK from 21 on has the ones up to 14.0.)
+         */
         private static final int[] PROBES = {0x2B820, 0x1F923, 0x2CEB0, 0x1F970, 0x1F971, 0x30000, 0x1FAE0, 0x31350,
                 0x2EBF0, 0x105C0, 0x323B0};
         static final String FINGERPRINT = fingerprint();

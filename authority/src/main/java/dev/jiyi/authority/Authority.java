@@ -569,8 +569,8 @@ public final class Authority implements AutoCloseable {
         long rowId;
         try (PreparedStatement ps = connection.prepareStatement("INSERT INTO memories (id, persona_id, project_id, "
                 + "event_id, kind, basis, text, quote, confidence, subject, fact_key, valid_at, invalid_at, emotion_label, "
-                + "valence, arousal, gist, cue_keys, created_at, evidence_seq, lineage_id, closed_by) "
-                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq")) {
+                + "valence, arousal, gist, cue_keys, created_at, evidence_seq, lineage_id, closed_by, stated_invalid_at) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq")) {
             ps.setString(1, memory.id());
             ps.setString(2, scope.personaId());
             ps.setString(3, scope.projectId());
@@ -594,6 +594,7 @@ public final class Authority implements AutoCloseable {
             ps.setLong(20, at.evidenceSeq());
             ps.setString(21, at.lineageId());
             ps.setString(22, closedBy);
+            ps.setString(23, Times.format(d.invalidAt()));
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 rowId = rs.getLong(1);
@@ -634,17 +635,22 @@ public final class Authority implements AutoCloseable {
 
     /**
      * A correction revokes a mistaken timeline member: the closings it caused were part of the
-     * mistake. Every member it closed is closed again by whatever now follows it, or reopened if
-     * nothing does. Ends stated explicitly, or caused by other members, are left alone; and deletion
-     * never does this (T7).
+     * mistake. Every member it closed ends again where it was stated to end, or where whatever now
+     * follows it starts, whichever is first (open if neither). Ends caused by other members are left
+     * alone, and deletion never does this (T7).
      */
     private void undoClosingsBy(Memory revoked) throws SQLException {
         List<TimelineMember> members = timeline(revoked.scope(), revoked.subject(), revoked.factKey());
         for (int i = 0; i < members.size(); i++) {
-            if (revoked.id().equals(members.get(i).closedBy())) {
+            TimelineMember m = members.get(i);
+            if (revoked.id().equals(m.closedBy())) {
                 TimelineMember next = i + 1 < members.size() ? members.get(i + 1) : null;
-                setInvalidAt(revoked.scope(), members.get(i).id(), next == null ? null : next.validAt(),
-                        next == null ? null : next.id());
+                Instant stated = m.statedInvalidAt();
+                if (next != null && (stated == null || next.validAt().isBefore(stated))) {
+                    setInvalidAt(revoked.scope(), m.id(), next.validAt(), next.id());
+                } else {
+                    setInvalidAt(revoked.scope(), m.id(), stated, null); // back to where it was stated to end
+                }
             }
         }
     }
@@ -654,7 +660,8 @@ public final class Authority implements AutoCloseable {
     }
 
     /** One non-revoked member of a fact timeline, with its ordering key and who closed it. */
-    private record TimelineMember(String id, Instant validAt, Instant invalidAt, TimelinePlace place, String closedBy) {
+    private record TimelineMember(String id, Instant validAt, Instant invalidAt, TimelinePlace place, String closedBy,
+                                  Instant statedInvalidAt) {
         /** True when this member sorts before the key (start, place, id). */
         boolean before(Instant start, TimelinePlace other, String otherId) {
             int order = validAt.compareTo(start);
@@ -674,7 +681,8 @@ public final class Authority implements AutoCloseable {
     private List<TimelineMember> timeline(Scope scope, String subject, String factKey) throws SQLException {
         List<TimelineMember> out = new ArrayList<>();
         try (PreparedStatement ps = connection.prepareStatement("SELECT id, valid_at, invalid_at, evidence_seq, lineage_id, "
-                + "closed_by FROM memories WHERE persona_id = ? AND project_id = ? AND subject = ? AND fact_key = ? "
+                + "closed_by, stated_invalid_at FROM memories WHERE persona_id = ? AND project_id = ? AND subject = ? "
+                + "AND fact_key = ? "
                 + "AND revoked_at IS NULL ORDER BY valid_at, evidence_seq, lineage_id, id")) {
             ps.setString(1, scope.personaId());
             ps.setString(2, scope.projectId());
@@ -683,7 +691,7 @@ public final class Authority implements AutoCloseable {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     out.add(new TimelineMember(rs.getString(1), Times.read(rs.getString(2)), Times.read(rs.getString(3)),
-                            new TimelinePlace(rs.getLong(4), rs.getString(5)), rs.getString(6)));
+                            new TimelinePlace(rs.getLong(4), rs.getString(5)), rs.getString(6), Times.read(rs.getString(7))));
                 }
             }
         }
@@ -893,7 +901,7 @@ public final class Authority implements AutoCloseable {
                     draft.text(), CORRECTION_SOURCE, Category.CORRECTION, eventId, now));
 
             Instant validAt = draft.validAt() != null ? draft.validAt() : mistaken.validity().validAt();
-            Instant invalidAt = mistaken.validity().invalidAt();
+            Instant invalidAt = statedInvalidAt(mistaken.id()); // an end caused by a successor is re-derived by placement
             if (invalidAt != null && !invalidAt.isAfter(validAt)) {
                 invalidAt = null; // a new start at or after the old end: the old end says nothing about it
             }
@@ -929,6 +937,13 @@ public final class Authority implements AutoCloseable {
 
     /** The {@code source} of the explicit-correction events that {@link #correctMemory} creates. */
     public static final String CORRECTION_SOURCE = "jiyi:correct";
+
+    private Instant statedInvalidAt(String memoryId) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT stated_invalid_at FROM memories WHERE id = ?")) {
+            ps.setString(1, memoryId);
+            return Times.read(firstColumn(ps).getFirst());
+        }
+    }
 
     private TimelinePlace timelinePlace(String memoryId) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement("SELECT evidence_seq, lineage_id FROM memories WHERE id = ?")) {

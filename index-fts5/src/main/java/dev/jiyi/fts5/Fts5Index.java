@@ -181,8 +181,8 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
         }
         boolean complete = prefix.length - last == utf8Length(prefix[last]);
         String head = new String(prefix, 0, complete ? prefix.length : last, StandardCharsets.UTF_8);
-        String low = complete ? head : head + completed(prefix, last, (byte) 0x80);
-        String high = (complete ? head : head + completed(prefix, last, (byte) 0xBF)) + "\uDBFF\uDFFF";
+        String low = complete ? head : head + completed(prefix, last, true);
+        String high = (complete ? head : head + completed(prefix, last, false)) + "\uDBFF\uDFFF";
         range.setString(1, low);
         range.setString(2, high);
         try (ResultSet rs = range.executeQuery()) {
@@ -194,12 +194,23 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
         return (first & 0x80) == 0 ? 1 : (first & 0xE0) == 0xC0 ? 2 : (first & 0xF0) == 0xE0 ? 3 : 4;
     }
 
-    /** The character whose UTF-8 starts with {@code bytes[from..]}, padded with {@code fill} continuation bytes. */
-    private static String completed(byte[] bytes, int from, byte fill) {
+    /**
+     * The smallest ({@code low}) or largest character whose UTF-8 starts with {@code bytes[from..]}:
+     * the missing continuation bytes at their lowest or highest value, within the ranges UTF-8
+     * allows after the lead byte (E0 needs A0 and up, ED at most 9F, F0 at least 90, F4 at most 8F).
+     */
+    private static String completed(byte[] bytes, int from, boolean low) {
         int need = utf8Length(bytes[from]);
         byte[] ch = java.util.Arrays.copyOfRange(bytes, from, from + need);
+        int lead = ch[0] & 0xFF;
         for (int i = bytes.length - from; i < need; i++) {
-            ch[i] = fill;
+            int min = 0x80;
+            int max = 0xBF;
+            if (i == 1) {
+                min = lead == 0xE0 ? 0xA0 : lead == 0xF0 ? 0x90 : 0x80;
+                max = lead == 0xED ? 0x9F : lead == 0xF4 ? 0x8F : 0xBF;
+            }
+            ch[i] = (byte) (low ? min : max);
         }
         return new String(ch, StandardCharsets.UTF_8);
     }

@@ -89,6 +89,7 @@ class Fts5RebuildTest {
             s.execute("ALTER TABLE memories DROP COLUMN evidence_seq");
             s.execute("ALTER TABLE memories DROP COLUMN lineage_id");
             s.execute("ALTER TABLE memories DROP COLUMN closed_by");
+            s.execute("ALTER TABLE memories DROP COLUMN stated_invalid_at");
             s.execute("CREATE INDEX memories_fact_timeline ON memories (persona_id, project_id, subject, fact_key, valid_at) "
                     + "WHERE fact_key IS NOT NULL");
             s.execute("CREATE VIRTUAL TABLE memories_fts USING fts5(tokens, content = '', contentless_delete = 1, "

@@ -39,14 +39,27 @@ CREATE TABLE index_state (
 -- the archive (the sequence of the event the fact was stated in), then by lineage_id: the ID of the
 -- first memory of its correction lineage. A correction copies both from the mistaken memory, so
 -- correcting a misread fact does not move it in its timeline. closed_by is the member whose start
--- closed this interval (NULL: open, closed explicitly, or closed before migration 4); revoking a
--- member undoes only the closings it caused.
+-- closed this interval (NULL: open, or ended where it was stated to end); stated_invalid_at is the end
+-- that was stated, if any, which a closing may cut short. Revoking a member undoes only the closings
+-- it caused, back to the stated end.
 ALTER TABLE memories ADD COLUMN evidence_seq INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE memories ADD COLUMN lineage_id TEXT NOT NULL DEFAULT '';
 ALTER TABLE memories ADD COLUMN closed_by TEXT;
+ALTER TABLE memories ADD COLUMN stated_invalid_at TEXT;
 -- A memory whose event is missing (a broken foreign key, for doctor to report) sorts first.
 UPDATE memories SET evidence_seq = coalesce((SELECT e.sequence FROM events e WHERE e.id = memories.event_id), 0),
                     lineage_id = id;
+-- Before migration 4 nobody recorded who closed an interval: an end equal to the start of a later
+-- member of the same timeline was that member's doing (the rule timelines followed); any other end
+-- was stated.
+UPDATE memories SET closed_by = (
+        SELECT n.id FROM memories n
+        WHERE n.persona_id = memories.persona_id AND n.project_id = memories.project_id
+          AND n.subject = memories.subject AND n.fact_key = memories.fact_key
+          AND n.revoked_at IS NULL AND n.id <> memories.id AND n.valid_at = memories.invalid_at
+        ORDER BY n.evidence_seq, n.lineage_id, n.id LIMIT 1)
+    WHERE fact_key IS NOT NULL AND invalid_at IS NOT NULL;
+UPDATE memories SET stated_invalid_at = invalid_at WHERE closed_by IS NULL;
 DROP INDEX memories_fact_timeline;
 CREATE INDEX memories_fact_timeline ON memories (persona_id, project_id, subject, fact_key, valid_at, evidence_seq)
     WHERE fact_key IS NOT NULL;
