@@ -17,8 +17,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Which closings a correction undoes, and where a corrected fact sits among equal starts. */
 class CorrectionClosingTest {
-    static final Instant T2025 = Instant.parse("2025-01-01T00:00:00Z");
-
 
     @TempDir
     Path dir;
@@ -26,6 +24,7 @@ class CorrectionClosingTest {
     private static final Instant T2020 = Instant.parse("2020-01-01T00:00:00Z");
     private static final Instant T2022 = Instant.parse("2022-01-01T00:00:00Z");
     private static final Instant T2024 = Instant.parse("2024-01-01T00:00:00Z");
+    private static final Instant T2025 = Instant.parse("2025-01-01T00:00:00Z");
 
     /** An end the user stated explicitly equals the mistaken member's start by coincidence: undo extends it. */
     @Test
@@ -97,6 +96,56 @@ class CorrectionClosingTest {
             assertThat(a.memory(ALICE_WORK, fixed.id()).orElseThrow().validity())
                     .as("Paris was closed by Berlin's start, not by the user; moving Berlin to 2025 moves Paris's end")
                     .isEqualTo(new Validity(T2020, T2025));
+        }
+    }
+
+    /**
+     * C2/T5: correcting a misread memory (no --valid-at) must not change which fact is current.
+     * Two statements with the same start: the later one (Berlin) wins by T5 and Paris keeps [t, t).
+     * The extraction of the Paris statement misspelt the city; fixing the spelling revives Paris and
+     * closes Berlin, because the corrected memory is tie-broken by the correction event's sequence.
+     */
+    @Test
+    @DisplayName("C2 T5 correcting the loser of an equal-start tie without valid_at keeps its place: the winner stays current")
+    void correctingTieLoserKeepsWinner() {
+        try (Authority a = open(dir)) {
+            Event paris = submit(a, event("e-paris", ALICE_WORK, Role.USER, "I live in Paris", T2022));
+            Event berlin = submit(a, event("e-berlin", ALICE_WORK, Role.USER, "Actually I live in Berlin now", T2022));
+            Memory misread = a.addMemory(ALICE_WORK, timelineFact(paris, "me", "city", T2022));
+            Memory winner = a.addMemory(ALICE_WORK, timelineFact(berlin, "me", "city", T2022));
+            assertThat(a.memory(ALICE_WORK, misread.id()).orElseThrow().validity()).isEqualTo(new Validity(T2022, T2022));
+            assertThat(a.memory(ALICE_WORK, winner.id()).orElseThrow().validity()).isEqualTo(Validity.from(T2022));
+
+            Correction c = a.correctMemory(ALICE_WORK, misread.id(), new CorrectionDraft("lives in Paris (spelling fixed)", null, null));
+
+            // Expected: the misread was a loser; its correction is a loser too, Berlin stays current.
+            assertThat(a.memory(ALICE_WORK, winner.id()).orElseThrow().validity())
+                    .as("the correct, current fact must not be closed by fixing a typo in an older statement")
+                    .isEqualTo(Validity.from(T2022));
+            assertThat(c.corrected().validity()).isEqualTo(new Validity(T2022, T2022));
+        }
+    }
+
+    /**
+     * C2/T4: a correction that moves a member's start earlier than its predecessor leaves the scope
+     * with no current value: the predecessor stays closed at the mistaken (revoked) start. Had the
+     * extraction been right in the first place (start 2019), the 2020 fact would be current.
+     */
+    @Test
+    @DisplayName("C2 T4 a correction moving a start before its predecessor undoes the mistaken closing: the predecessor is current again")
+    void correctionMovingStartBackKeepsACurrentFact() {
+        try (Authority a = open(dir)) {
+            Event e2020 = submit(a, event("e-2020", ALICE_WORK, Role.USER, "I work at Acme since 2020", T2020));
+            Event e2022 = submit(a, event("e-2022", ALICE_WORK, Role.USER, "I worked at Initech back in 2019", T2022));
+            Memory acme = a.addMemory(ALICE_WORK, timelineFact(e2020, "me", "employer", T2020));
+            Memory misdated = a.addMemory(ALICE_WORK, timelineFact(e2022, "me", "employer", T2022)); // misread date
+            Correction c = a.correctMemory(ALICE_WORK, misdated.id(),
+                    new CorrectionDraft("worked at Initech in 2019", null, Instant.parse("2019-01-01T00:00:00Z")));
+
+            assertThat(c.corrected().validity()).isEqualTo(new Validity(Instant.parse("2019-01-01T00:00:00Z"), T2020));
+            assertThat(a.memory(ALICE_WORK, acme.id()).orElseThrow().validity())
+                    .as("the 2020 fact was closed only by the misread memory, now revoked")
+                    .isEqualTo(Validity.from(T2020));
         }
     }
 }

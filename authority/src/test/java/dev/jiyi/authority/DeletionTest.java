@@ -898,4 +898,39 @@ class DeletionTest {
             }
         }
     }
+
+    /**
+     * D1 / docs "the deleted text leaves no readable trace in the database files": the existing
+     * noTraceInFiles test only deletes rows that were never updated. A row rewritten before the
+     * deletion (a memory revoked by a correction, closed by a successor, an event marked pending)
+     * left its old cell in free space with secure_delete OFF; deleting it later only zeroes the
+     * current cell.
+     */
+    @Test
+    @DisplayName("D1 rows rewritten before the deletion (revoked, marked pending) leave no readable copy in the database files (secure_delete)")
+    void noTraceAfterRewrittenRows() throws Exception {
+        String memoryMarker = "秘密记忆RVWQ-memory-marker";
+        String eventMarker = "绝密日记RVWZ-event-marker";
+        try (Authority a = open(dir)) {
+            filler(a, "pre");
+            Event e = submit(a, event("ev-1", ALICE_WORK, Role.USER, "今天的" + eventMarker + " diary entry " + "x".repeat(6000), T2020));
+            Memory m = a.addMemory(ALICE_WORK, userFact(e, memoryMarker + " 摘要").quote(eventMarker).build());
+            filler(a, "post");
+            a.markExtractionPending(e.id(), "provider unavailable");        // rewrites the event row (overflow pages)
+            a.correctMemory(ALICE_WORK, m.id(), new CorrectionDraft("更正 corrected summary", null, null)); // rewrites m
+            a.deleteEvent(ALICE_WORK, e.id());
+        }
+        boolean memoryLeft = !FileBytes.databaseFilesContaining(dir, memoryMarker).isEmpty();
+        boolean eventLeft = !FileBytes.databaseFilesContaining(dir, eventMarker).isEmpty();
+        assertThat(java.util.List.of(memoryLeft, eventLeft)).as("[memory text, event text] left in the files after deletion")
+                .containsExactly(false, false);
+    }
+
+    /** Ordinary neighbours, so the rows involved do not sit alone on their pages. */
+    private static void filler(Authority a, String prefix) {
+        for (int i = 0; i < 30; i++) {
+            Event k = submit(a, event(prefix + "-" + i, ALICE_WORK, Role.USER, "填充 filler " + i + " " + "y".repeat(300), T2024));
+            a.addMemory(ALICE_WORK, userFact(k, "填充 " + i + " " + "z".repeat(200)).build());
+        }
+    }
 }
