@@ -9,6 +9,9 @@ import java.util.List;
  */
 public interface Embedder {
 
+    /** R3: the similarity at or below which an unknown model's vectors are not evidence. */
+    double DEFAULT_COSINE_THRESHOLD = 0.3;
+
     /** V1: vectors of another fingerprint are never compared with this one's. */
     String fingerprint();
 
@@ -18,6 +21,15 @@ public interface Embedder {
      * @throws ProviderException on any failure; its message is safe to store and show
      */
     List<float[]> embed(List<String> texts);
+
+    /**
+     * The cosine similarity at or below which this model's vectors are not evidence, unless
+     * {@code recall.cosine_threshold} is set: {@link #DEFAULT_COSINE_THRESHOLD} unless the model
+     * is known to place unrelated texts higher (see {@link LocalEmbedder#COSINE_THRESHOLD}).
+     */
+    default double cosineThreshold() {
+        return DEFAULT_COSINE_THRESHOLD;
+    }
 
     default float[] embed(String text) {
         return embed(List.of(text)).getFirst();
