@@ -40,6 +40,10 @@ public final class Authority implements AutoCloseable {
             + "quote, confidence, subject, fact_key, valid_at, invalid_at, revoked_at, emotion_label, valence, "
             + "arousal, gist, cue_keys, created_at";
 
+    private static final String NOT_EXTRACTED = "none";
+    private static final String PENDING = "pending";
+    private static final String SKIPPED = "skipped";
+
     private final Connection connection;
     private final List<TransactionalIndex> indexes;
     private final ChangeLog changeLog = new ChangeLog();
@@ -446,16 +450,21 @@ public final class Authority implements AutoCloseable {
 
     /**
      * Marks an event's extraction pending with a sanitized reason (X2): the reason is written by
-     * jiyi, never a provider's response body, credential or the input text.
+     * jiyi, never a provider's response body, credential or the input text. An event that another
+     * process has meanwhile extracted ({@code done}), or that is {@code skipped}, is left alone.
      */
     public synchronized void markExtractionPending(String eventId, String sanitizedReason) {
+        Ids.check("event", eventId);
+        Limits.requireText("reason", sanitizedReason, Limits.MAX_CHECKPOINT_TEXT);
         write("marking extraction pending", () -> {
             try (PreparedStatement ps = connection.prepareStatement(
-                    "UPDATE events SET extraction_state = 'pending', extraction_error = ? WHERE id = ?")) {
+                    "UPDATE events SET extraction_state = 'pending', extraction_error = ? WHERE id = ? "
+                            + "AND extraction_state IN ('none', 'pending')")) {
                 ps.setString(1, sanitizedReason);
                 ps.setString(2, eventId);
                 if (ps.executeUpdate() == 0) {
-                    throw new NotFoundException("event", eventId);
+                    eventById(eventId).orElseThrow(() -> new NotFoundException("event", eventId));
+                    return null; // done (another process finished it) or skipped: nothing is pending
                 }
             }
             Event e = eventById(eventId).orElseThrow();
@@ -489,22 +498,25 @@ public final class Authority implements AutoCloseable {
     /** Events of a scope in sequence order, after {@code afterSequence}, at most {@code limit}. */
     public synchronized List<Event> events(Scope scope, long afterSequence, int limit) {
         Limits.limit("limit", limit);
-        return read("listing events", () -> {
-            List<Event> out = new ArrayList<>();
-            try (PreparedStatement ps = connection.prepareStatement("SELECT " + EVENT_COLUMNS
-                    + " FROM events WHERE persona_id = ? AND project_id = ? AND sequence > ? ORDER BY sequence LIMIT ?")) {
-                ps.setString(1, scope.personaId());
-                ps.setString(2, scope.projectId());
-                ps.setLong(3, afterSequence);
-                ps.setInt(4, limit);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        out.add(event(rs));
-                    }
+        return read("listing events", () -> eventPage("", scope, afterSequence, limit));
+    }
+
+    /** Events of a scope matching {@code filter} (SQL, may be empty) after a sequence, in order. */
+    private List<Event> eventPage(String filter, Scope scope, long afterSequence, int limit) throws SQLException {
+        List<Event> out = new ArrayList<>();
+        try (PreparedStatement ps = connection.prepareStatement("SELECT " + EVENT_COLUMNS + " FROM events WHERE "
+                + filter + "persona_id = ? AND project_id = ? AND sequence > ? ORDER BY sequence LIMIT ?")) {
+            ps.setString(1, scope.personaId());
+            ps.setString(2, scope.projectId());
+            ps.setLong(3, afterSequence);
+            ps.setInt(4, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(event(rs));
                 }
             }
-            return out;
-        });
+        }
+        return out;
     }
 
     // ---------------------------------------------------------------- memories (M1-M4, X3, E6, T1-T5)
@@ -522,7 +534,19 @@ public final class Authority implements AutoCloseable {
      */
     public synchronized BatchResult<Memory> addMemories(List<Derivation> derivations) {
         prepareIndexes();
-        return batch("adding memories", derivations, d -> addInTransaction(d.scope(), d.draft()));
+        BatchResult<Memory> result = batch("adding memories", derivations, d -> addInTransaction(d.scope(), d.draft()));
+        if (result.committed().stream().noneMatch(m -> m.factKey() != null)) {
+            return result;
+        }
+        // A later fact of the batch may have closed an earlier one's interval: report what is stored.
+        List<Memory> stored = read("reading memories", () -> {
+            List<Memory> out = new ArrayList<>();
+            for (Memory m : result.committed()) {
+                out.add(memoryById(m.id()).orElse(m));
+            }
+            return out;
+        });
+        return new BatchResult<>(stored, result.failedAt(), result.error());
     }
 
     private Memory addInTransaction(Scope scope, MemoryDraft d) throws SQLException {
@@ -1081,6 +1105,7 @@ public final class Authority implements AutoCloseable {
         int checkpointsRemoved = 0;
         try (PreparedStatement covering = connection.prepareStatement("DELETE FROM checkpoints WHERE covered_seq = "
                 + "(SELECT sequence FROM events WHERE id = ?) RETURNING id");
+             PreparedStatement extraction = connection.prepareStatement("DELETE FROM extractions WHERE event_id = ?");
              PreparedStatement row = connection.prepareStatement("DELETE FROM events WHERE id = ?")) {
             for (String event : events) {
                 covering.setString(1, event);
@@ -1090,6 +1115,8 @@ public final class Authority implements AutoCloseable {
                             scope.projectId(), now);
                 }
                 Event removed = eventById(event).orElseThrow();
+                extraction.setString(1, event);
+                extraction.executeUpdate();
                 for (TransactionalIndex index : indexes) {
                     index.eventRemoved(connection, removed);
                 }
@@ -1142,6 +1169,296 @@ public final class Authority implements AutoCloseable {
                 changeLog.append(connection, "checkpoint", id, "update", scope.personaId(), scope.projectId(), now);
             }
             return ids.size();
+        }
+    }
+
+    // ---------------------------------------------------------------- extraction (E5, X2-X5)
+
+    /**
+     * Stores one event as {@link #submitEvent} does and, in the same transaction, queues its
+     * extraction (E5): an event not yet extracted becomes {@code pending}, so that a process killed
+     * before the model answers leaves work for {@code retry}; reference and persona events become
+     * {@code skipped} (E6). An event already {@code done} or {@code skipped} is left as it is.
+     */
+    public synchronized SubmitResult submitForExtraction(EventSubmission submission) {
+        prepareIndexes();
+        return indexedWrite("submitting an event", () -> queueExtraction(submitInTransaction(submission)));
+    }
+
+    /** {@link #submitEvents} with every event queued for extraction as in {@link #submitForExtraction}. */
+    public synchronized BatchResult<SubmitResult> submitEventsForExtraction(List<EventSubmission> submissions) {
+        prepareIndexes();
+        return batch("submitting events", submissions, s -> queueExtraction(submitInTransaction(s)));
+    }
+
+    /** Queues extraction of an event already stored (see {@link #submitForExtraction}). */
+    public synchronized Event requestExtraction(Scope scope, String eventId) {
+        Ids.check("event", eventId);
+        return write("queueing an extraction", () -> {
+            Event event = eventById(eventId).filter(e -> e.scope().equals(scope))
+                    .orElseThrow(() -> new NotFoundException("event", eventId));
+            return queueExtraction(new SubmitResult(event, false)).event();
+        });
+    }
+
+    private SubmitResult queueExtraction(SubmitResult submitted) throws SQLException {
+        Event e = submitted.event();
+        if (!e.extraction().equals(NOT_EXTRACTED)) {
+            return submitted;
+        }
+        String state = e.category().derivable() ? PENDING : SKIPPED;
+        try (PreparedStatement ps = connection.prepareStatement("UPDATE events SET extraction_state = ? WHERE id = ?")) {
+            ps.setString(1, state);
+            ps.setString(2, e.id());
+            ps.executeUpdate();
+        }
+        changeLog.append(connection, "event", e.id(), "update", e.scope().personaId(), e.scope().projectId(), Times.now());
+        return new SubmitResult(eventById(e.id()).orElseThrow(), submitted.created());
+    }
+
+    /** Events of a scope whose extraction is pending, in sequence order, after {@code afterSequence}. */
+    public synchronized List<Event> pendingExtractions(Scope scope, long afterSequence, int limit) {
+        Limits.limit("limit", limit);
+        return read("listing pending extractions",
+                () -> eventPage("extraction_state = 'pending' AND ", scope, afterSequence, limit));
+    }
+
+    /**
+     * X3-X5: applies one extraction answer to its event in one transaction. Each proposed draft is
+     * checked against the event (exact quote, the role its basis requires, derivable category); the
+     * accepted ones are saved together with the event's {@code done} state, and the rejected ones
+     * are returned with their reasons. If the event was already extracted, nothing is created and
+     * the existing memories are returned, marked as a duplicate (X5): a repeated completion, a retry
+     * after success and two racing extractions all end with one set of memories.
+     */
+    public synchronized Extraction applyExtraction(Scope scope, String eventId, ExtractionBatch batch) {
+        Ids.check("event", eventId);
+        prepareIndexes();
+        return indexedWrite("applying an extraction", () -> {
+            Event event = eventById(eventId).filter(e -> e.scope().equals(scope))
+                    .orElseThrow(() -> new NotFoundException("event", eventId));
+            Optional<Extraction> done = completedExtraction(event);
+            if (done.isPresent()) {
+                return done.get();
+            }
+            if (!event.category().derivable()) {
+                throw new InvalidInputException("event",
+                        "reference and persona events are sources only and cannot be derived into memories");
+            }
+            List<Rejection> rejected = new ArrayList<>(batch.rejected());
+            List<Memory> saved = new ArrayList<>();
+            try (Statement s = connection.createStatement()) {
+                for (ExtractionBatch.Proposed p : batch.proposed()) {
+                    if (!p.draft().eventId().equals(eventId)) {
+                        rejected.add(new Rejection(p.index(), "event", "must be the event being extracted"));
+                        continue;
+                    }
+                    s.execute("SAVEPOINT extraction_item");
+                    try {
+                        saved.add(addInTransaction(scope, p.draft()));
+                    } catch (InvalidInputException e) {
+                        s.execute("ROLLBACK TO extraction_item");
+                        rejected.add(Rejection.of(p.index(), e));
+                    }
+                    s.execute("RELEASE extraction_item");
+                }
+            }
+            rejected.sort(java.util.Comparator.comparingInt(Rejection::index));
+            Instant now = Times.now();
+            try (PreparedStatement ps = connection.prepareStatement("INSERT INTO extractions (event_id, extractor, "
+                    + "digest, memory_ids, rejected, completed_at) VALUES (?, ?, ?, ?, ?, ?)")) {
+                ps.setString(1, eventId);
+                ps.setString(2, batch.extractor());
+                ps.setString(3, batch.digest());
+                ps.setString(4, JsonStrings.encode(saved.stream().map(Memory::id).toList()));
+                ps.setString(5, JsonStrings.encode(rejected.stream().map(Rejection::encode).toList()));
+                ps.setString(6, Times.format(now));
+                ps.executeUpdate();
+            }
+            try (PreparedStatement ps = connection.prepareStatement(
+                    "UPDATE events SET extraction_state = 'done', extraction_error = NULL WHERE id = ?")) {
+                ps.setString(1, eventId);
+                ps.executeUpdate();
+            }
+            changeLog.append(connection, "event", eventId, "update", scope.personaId(), scope.projectId(), now);
+            // Re-read: a later item of the batch may have closed an earlier one's interval.
+            List<Memory> stored = new ArrayList<>();
+            for (Memory m : saved) {
+                stored.add(memoryById(m.id()).orElseThrow());
+            }
+            return new Extraction(eventById(eventId).orElseThrow(), stored, rejected, false);
+        });
+    }
+
+    /** The completed extraction of an event in this scope, if any (X5), marked as a duplicate. */
+    public synchronized Optional<Extraction> extraction(Scope scope, String eventId) {
+        Ids.check("event", eventId);
+        return read("reading an extraction", () -> {
+            Event event = eventById(eventId).filter(e -> e.scope().equals(scope))
+                    .orElseThrow(() -> new NotFoundException("event", eventId));
+            return completedExtraction(event);
+        });
+    }
+
+    /** The completed extraction of an event, if any, with the memories it saved that still exist. */
+    private Optional<Extraction> completedExtraction(Event event) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(
+                "SELECT memory_ids, rejected FROM extractions WHERE event_id = ?")) {
+            ps.setString(1, event.id());
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                List<String> ids = JsonStrings.decode(rs.getString(1));
+                List<Rejection> rejected = JsonStrings.decode(rs.getString(2)).stream().map(Rejection::decode).toList();
+                List<Memory> memories = new ArrayList<>();
+                for (String id : ids) {
+                    memoryById(id).ifPresent(memories::add);
+                }
+                return Optional.of(new Extraction(event, memories, rejected, true));
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- vectors (V1-V4, R5)
+
+    /**
+     * Memories of a scope (not revoked) that have no vector of this fingerprint, in row order after
+     * {@code afterRow}, at most {@code limit}: what {@code reindex --vectors} embeds.
+     */
+    public synchronized List<VectorCache.Task> memoriesWithoutVectors(Scope scope, String fingerprint, long afterRow,
+                                                                      int limit) {
+        Limits.limit("limit", limit);
+        return read("listing memories without vectors", () -> {
+            List<VectorCache.Task> out = new ArrayList<>();
+            try (PreparedStatement ps = connection.prepareStatement("SELECT m.seq, m.id, m.text FROM memories m "
+                    + "LEFT JOIN embeddings e ON e.memory_seq = m.seq AND e.fingerprint = ? "
+                    + "WHERE m.persona_id = ? AND m.project_id = ? AND m.revoked_at IS NULL AND m.seq > ? "
+                    + "AND e.memory_id IS NULL ORDER BY m.seq LIMIT ?")) {
+                ps.setString(1, fingerprint);
+                ps.setString(2, scope.personaId());
+                ps.setString(3, scope.projectId());
+                ps.setLong(4, afterRow);
+                ps.setInt(5, limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        String text = rs.getString(3);
+                        out.add(new VectorCache.Task(rs.getLong(1), rs.getString(2), text, VectorCache.contentHash(text)));
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
+    /**
+     * V2, V3: stores computed vectors in one transaction, replacing a memory's vector of any
+     * fingerprint. Each memory is rechecked first: a vector whose memory is gone, revoked or no
+     * longer has the text it was computed from is dropped, never attached.
+     */
+    public synchronized VectorCache.Stored storeVectors(String fingerprint, Iterable<VectorCache.NewVector> vectors) {
+        Limits.requireText("fingerprint", fingerprint, ExtractionBatch.MAX_FINGERPRINT);
+        return write("storing vectors", () -> {
+            int stored = 0;
+            int skipped = 0;
+            Instant now = Times.now();
+            try (PreparedStatement check = connection.prepareStatement(
+                    "SELECT seq, text FROM memories WHERE id = ? AND revoked_at IS NULL");
+                 PreparedStatement upsert = connection.prepareStatement("INSERT INTO embeddings (memory_seq, memory_id, "
+                         + "fingerprint, dimensions, content_hash, created_at, vector) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                         + "ON CONFLICT (memory_seq) DO UPDATE SET fingerprint = excluded.fingerprint, "
+                         + "dimensions = excluded.dimensions, vector = excluded.vector, "
+                         + "content_hash = excluded.content_hash, created_at = excluded.created_at")) {
+                for (VectorCache.NewVector v : vectors) {
+                    check.setString(1, v.memoryId());
+                    long seq = 0;
+                    String text = null;
+                    try (ResultSet rs = check.executeQuery()) {
+                        if (rs.next()) {
+                            seq = rs.getLong(1);
+                            text = rs.getString(2);
+                        }
+                    }
+                    if (text == null || !VectorCache.contentHash(text).equals(v.contentHash())) {
+                        skipped++;
+                        continue;
+                    }
+                    upsert.setLong(1, seq);
+                    upsert.setString(2, v.memoryId());
+                    upsert.setString(3, fingerprint);
+                    upsert.setInt(4, v.vector().length);
+                    upsert.setString(5, v.contentHash());
+                    upsert.setString(6, Times.format(now));
+                    upsert.setBytes(7, VectorCache.encode(v.vector()));
+                    upsert.executeUpdate();
+                    stored++;
+                }
+            }
+            return new VectorCache.Stored(stored, skipped);
+        });
+    }
+
+    /** V4: how many eligible memories of the scope have a vector of this fingerprint. */
+    public synchronized VectorCache.Coverage vectorCoverage(Scope scope, String fingerprint, Instant at,
+                                                            boolean includeHistory) {
+        return read("counting vectors", () -> {
+            try (PreparedStatement ps = connection.prepareStatement("SELECT count(*), count(e.memory_id) FROM memories m "
+                    + "LEFT JOIN embeddings e ON e.memory_seq = m.seq AND e.fingerprint = ? WHERE "
+                    + eligible(includeHistory))) {
+                ps.setString(1, fingerprint);
+                bindEligible(ps, 2, scope, at, includeHistory);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return new VectorCache.Coverage(rs.getLong(1), rs.getLong(2));
+                }
+            }
+        });
+    }
+
+    /**
+     * R5: hands the vectors of this fingerprint of the scope's eligible memories to {@code visitor},
+     * newest memory first, at most {@code limit} of them (0 for all); returns how many it visited.
+     * One read transaction: a consistent snapshot.
+     */
+    public synchronized long scanVectors(Scope scope, String fingerprint, Instant at, boolean includeHistory,
+                                         int limit, VectorCache.Visitor visitor) {
+        if (limit < 0) {
+            throw new InvalidInputException("limit", "must not be negative");
+        }
+        return read("scanning vectors", () -> {
+            long visited = 0;
+            try (PreparedStatement ps = connection.prepareStatement("SELECT m.seq, e.vector FROM memories m "
+                    + "JOIN embeddings e ON e.memory_seq = m.seq AND e.fingerprint = ? WHERE " + eligible(includeHistory)
+                    + " ORDER BY m.seq DESC" + (limit > 0 ? " LIMIT " + limit : ""))) {
+                ps.setString(1, fingerprint);
+                bindEligible(ps, 2, scope, at, includeHistory);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        visitor.visit(rs.getLong(1), VectorCache.decode(rs.getBytes(2)));
+                        visited++;
+                    }
+                }
+            }
+            return visited;
+        });
+    }
+
+    /** The memories semantic recall may consider (R5, R8, T6); {@code m} is the memories table. */
+    private static String eligible(boolean includeHistory) {
+        return "m.persona_id = ? AND m.project_id = ? AND m.revoked_at IS NULL"
+                + (includeHistory ? "" : " AND m.valid_at <= ? AND (m.invalid_at IS NULL OR m.invalid_at > ?)");
+    }
+
+    private static void bindEligible(PreparedStatement ps, int first, Scope scope, Instant at, boolean includeHistory)
+            throws SQLException {
+        if (at == null && !includeHistory) {
+            throw new InvalidInputException("as_of", "is required unless history is included");
+        }
+        ps.setString(first, scope.personaId());
+        ps.setString(first + 1, scope.projectId());
+        if (!includeHistory) {
+            ps.setString(first + 2, Times.format(at));
+            ps.setString(first + 3, Times.format(at));
         }
     }
 

@@ -26,7 +26,7 @@ import java.util.List;
 public final class Database {
 
     /** The schema version this build writes. */
-    public static final int SCHEMA_VERSION = 4;
+    public static final int SCHEMA_VERSION = 5;
 
     /** How long a writer waits for another process's write lock. */
     public static final int BUSY_TIMEOUT_MS = 30_000;
@@ -35,7 +35,8 @@ public final class Database {
             "migrations/V1__base.sql",
             "migrations/V2__gists_cues_lookups.sql",
             "migrations/V3__capture_cursors.sql",
-            "migrations/V4__fts5_secure_delete.sql");
+            "migrations/V4__fts5_secure_delete.sql",
+            "migrations/V5__extractions.sql");
 
     private Database() {
     }

@@ -14,7 +14,7 @@ final class Doctor {
 
     /** The authoritative tables, in the order doctor reports them. */
     static final List<String> TABLES = List.of("personas", "events", "memories", "relations", "checkpoints",
-            "embeddings", "capture_cursors", "change_log");
+            "embeddings", "extractions", "capture_cursors", "change_log");
 
     /** The name the FTS5 index (dev.jiyi.fts5.Fts5Index) keeps its state under in index_state. */
     static final String FTS5_INDEX = "fts5";

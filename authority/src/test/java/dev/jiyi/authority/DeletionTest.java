@@ -103,8 +103,9 @@ class DeletionTest {
         for (float f : vector) {
             buffer.putFloat(f);
         }
-        try (Connection c = raw(file); PreparedStatement ps = c.prepareStatement("INSERT INTO embeddings (memory_id, "
-                + "fingerprint, dimensions, vector, content_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)")) {
+        try (Connection c = raw(file); PreparedStatement ps = c.prepareStatement("INSERT INTO embeddings (memory_seq, "
+                + "memory_id, fingerprint, dimensions, vector, content_hash, created_at) "
+                + "VALUES ((SELECT seq FROM memories WHERE id = ?1), ?1, ?, ?, ?, ?, ?)")) {
             ps.setString(1, memoryId);
             ps.setString(2, "http://localhost:0/v1|test-embed|v1");
             ps.setInt(3, vector.length);

@@ -34,7 +34,7 @@ class DoctorTest {
             assertThat(r.integrityOk()).isTrue();
             assertThat(r.foreignKeyViolations()).isEmpty();
             assertThat(r.pendingExtractions()).isZero();
-            assertThat(r.schemaVersion()).isEqualTo(4);
+            assertThat(r.schemaVersion()).isEqualTo(Database.SCHEMA_VERSION);
             assertThat(r.tableCounts()).containsKeys("personas", "events", "memories", "relations", "checkpoints",
                     "embeddings", "capture_cursors");
             assertThat(r.tableCounts().values()).allSatisfy(n -> assertThat(n).isZero());

@@ -37,7 +37,7 @@ class MigrationFourTest {
         }
         try (Authority a = Authority.open(file, java.util.List.of())) {
             DoctorReport report = a.doctor();
-            assertThat(report.schemaVersion()).isEqualTo(4);
+            assertThat(report.schemaVersion()).isEqualTo(Database.SCHEMA_VERSION);
             assertThat(report.healthy()).isFalse();
             assertThat(report.foreignKeyViolations()).singleElement().asString().contains("memories");
         }

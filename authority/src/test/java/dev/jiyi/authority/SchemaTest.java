@@ -39,7 +39,7 @@ class SchemaTest {
     Path dir;
 
     private static final List<String> ALL_TABLES = List.of("personas", "events", "memories", "relations",
-            "checkpoints", "embeddings", "change_log", "memories_fts", "events_fts", "capture_cursors", "index_state");
+            "checkpoints", "embeddings", "change_log", "memories_fts", "events_fts", "capture_cursors", "index_state", "extractions");
 
     // ------------------------------------------------------------------ O1
 
@@ -122,14 +122,14 @@ class SchemaTest {
     // ------------------------------------------------------------------ O2
 
     @Test
-    @DisplayName("O2 a fresh file gets user_version 4 and every table, including the FTS tables (in secure-delete mode), capture cursors and index state")
+    @DisplayName("O2 a fresh file gets user_version 5 and every table, including the FTS tables (in secure-delete mode), capture cursors, index state and extractions")
     void freshFile() throws Exception {
         try (Authority a = open(dir)) {
-            assertThat(a.doctor().schemaVersion()).isEqualTo(4);
+            assertThat(a.doctor().schemaVersion()).isEqualTo(5);
         }
-        assertThat(Database.SCHEMA_VERSION).isEqualTo(4);
+        assertThat(Database.SCHEMA_VERSION).isEqualTo(5);
         try (Connection c = raw(dbFile(dir))) {
-            assertThat(pragma(c, "user_version")).isEqualTo("4");
+            assertThat(pragma(c, "user_version")).isEqualTo("5");
         }
         List<String> tables = strings(dbFile(dir), "SELECT name FROM sqlite_master WHERE type = 'table'");
         assertThat(tables).containsAll(ALL_TABLES);
@@ -156,7 +156,7 @@ class SchemaTest {
             try (Authority a = open(dir)) {
                 assertThat(a.memory(ALICE_WORK, m.id())).contains(m);
                 assertThat(a.personaHistory("alice")).hasSize(2);
-                assertThat(a.doctor().schemaVersion()).isEqualTo(4);
+                assertThat(a.doctor().schemaVersion()).isEqualTo(Database.SCHEMA_VERSION);
             }
         }
     }
@@ -214,7 +214,7 @@ class SchemaTest {
     }
 
     @Test
-    @DisplayName("O2 a database at user_version 1 (V1 SQL only) migrates to 4 keeping every row")
+    @DisplayName("O2 a database at user_version 1 (V1 SQL only) migrates to the current version keeping every row")
     void migratesFromVersion1() throws Exception {
         Path file = dbFile(dir);
         createVersion1Database(file);
@@ -223,7 +223,7 @@ class SchemaTest {
         }
         try (Authority a = open(dir)) {
             DoctorReport report = a.doctor();
-            assertThat(report.schemaVersion()).isEqualTo(4);
+            assertThat(report.schemaVersion()).isEqualTo(Database.SCHEMA_VERSION);
             assertThat(report.integrityOk()).isTrue();
             assertThat(report.foreignKeyViolations()).isEmpty();
             assertThat(report.tableCounts()).containsEntry("personas", 1L).containsEntry("events", 1L)
@@ -254,7 +254,7 @@ class SchemaTest {
                     .isEqualTo(moved.validity().validAt());
         }
         try (Connection c = raw(file)) {
-            assertThat(pragma(c, "user_version")).isEqualTo("4");
+            assertThat(pragma(c, "user_version")).isEqualTo("5");
         }
         assertThat(strings(file, "SELECT name FROM sqlite_master WHERE type = 'table'")).containsAll(ALL_TABLES);
     }
@@ -271,7 +271,7 @@ class SchemaTest {
         }
         assertThat(strings(file, "SELECT name FROM sqlite_master WHERE type = 'table'")).doesNotContain("capture_cursors");
         try (Authority a = open(dir)) {
-            assertThat(a.doctor().schemaVersion()).isEqualTo(4);
+            assertThat(a.doctor().schemaVersion()).isEqualTo(Database.SCHEMA_VERSION);
             Memory m = a.memory(ALICE_WORK, "mem_OLD1").orElseThrow();
             assertThat(m.gist()).isEqualTo("广州");
             assertThat(m.cueKeys()).containsExactly("photo:1");

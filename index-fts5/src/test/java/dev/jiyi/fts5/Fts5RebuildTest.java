@@ -85,6 +85,8 @@ class Fts5RebuildTest {
             s.execute("DROP TABLE memories_fts");
             s.execute("DROP TABLE events_fts");
             s.execute("DROP TABLE index_state");
+            s.execute("DROP TABLE extractions"); // migration 5
+            s.execute("DROP INDEX memories_scope_seq");
             s.execute("DROP INDEX memories_fact_timeline");
             s.execute("ALTER TABLE memories DROP COLUMN evidence_seq");
             s.execute("ALTER TABLE memories DROP COLUMN lineage_id");
@@ -139,7 +141,7 @@ class Fts5RebuildTest {
         assertThat(text("SELECT sql FROM sqlite_master WHERE name = 'memories_fts'")).contains("contentless_delete");
 
         try (Authority a = Authority.open(db(), List.of(index))) {
-            assertThat(a.doctor().schemaVersion()).isEqualTo(4);
+            assertThat(a.doctor().schemaVersion()).isEqualTo(dev.jiyi.authority.Database.SCHEMA_VERSION);
             assertThat(text("SELECT sql FROM sqlite_master WHERE name = 'memories_fts'")).doesNotContain("contentless_delete");
             assertThat(text("SELECT version FROM index_state WHERE name = 'fts5'")).isEqualTo(Fts5Index.VERSION);
             assertThat(count("SELECT count(*) FROM memories m JOIN events e ON e.id = m.event_id "
