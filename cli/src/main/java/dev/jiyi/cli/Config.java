@@ -58,6 +58,14 @@ final class Config {
         }
     }
 
+    int positiveInteger(String key, int fallback) {
+        int v = integer(key, fallback);
+        if (v < 1) {
+            throw new InvalidInputException(key, "must be at least 1");
+        }
+        return v;
+    }
+
     private int integer(String key, int fallback) {
         double v = number(key, fallback);
         if (v != Math.rint(v) || v < 0 || v > 1_000_000) {
@@ -82,6 +90,31 @@ final class Config {
         return Duration.ofSeconds(Math.round(h * 3_600));
     }
 
+    /**
+     * The OpenAI-compatible endpoint configured under {@code prefix} ({@code extract}, {@code embed}),
+     * or null when it has no URL. A URL without a model is a configuration error, reported by key;
+     * neither the URL nor an API key is ever part of an error.
+     */
+    dev.jiyi.providers.Endpoint endpoint(String prefix, Duration timeout) {
+        String url = get(prefix + ".url");
+        String model = get(prefix + ".model");
+        if (url == null || url.isBlank()) {
+            return null;
+        }
+        if (model == null || model.isBlank()) {
+            throw new InvalidInputException(prefix + ".model", "is required when " + prefix + ".url is set");
+        }
+        if (!url.strip().startsWith("http://") && !url.strip().startsWith("https://")) {
+            throw new InvalidInputException(prefix + ".url", "must be an http:// or https:// URL");
+        }
+        double seconds = number(prefix + ".timeout_seconds", timeout.toSeconds());
+        if (!(seconds > 0 && seconds <= 3_600)) {
+            throw new InvalidInputException(prefix + ".timeout_seconds", "must be a number of seconds in (0, 3600]");
+        }
+        return new dev.jiyi.providers.Endpoint(url, model, get(prefix + ".api_key"),
+                Duration.ofMillis(Math.round(seconds * 1_000)));
+    }
+
     /** Recall settings: defaults from {@link RecallConfig#DEFAULT}, overridden here. */
     RecallConfig recall() {
         RecallConfig d = RecallConfig.DEFAULT;
@@ -104,7 +137,8 @@ final class Config {
                     days("forgetting.decade_after_days", d.decadeAfter()),
                     hours("emotion.half_life_hours", d.emotionHalfLife()),
                     number("recall.cosine_threshold", d.cosineThreshold()),
-                    integer("recall.raw_text_cap", d.rawTextCap()));
+                    integer("recall.raw_text_cap", d.rawTextCap()),
+                    integer("recall.semantic_limit", d.semanticLimit()));
         } catch (IllegalArgumentException e) {
             throw new InvalidInputException("recall settings", e.getMessage());
         }

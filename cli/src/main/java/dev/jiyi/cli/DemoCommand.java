@@ -28,6 +28,15 @@ import java.util.stream.Stream;
 @Command(name = "demo", description = "Run jiyi on a temporary home with a bundled bilingual sample.")
 final class DemoCommand implements Callable<Integer> {
 
+    /**
+     * The environment the demo's commands see: the caller's, minus every {@code JIYI_} setting, so
+     * that the demo always shows the same thing (the local embedding model, no extraction endpoint)
+     * whatever is configured for real use.
+     */
+    private static final java.util.Map<String, String> DEMO_ENV = System.getenv().entrySet().stream()
+            .filter(e -> !e.getKey().startsWith("JIYI_"))
+            .collect(java.util.stream.Collectors.toUnmodifiableMap(java.util.Map.Entry::getKey, java.util.Map.Entry::getValue));
+
     private static final Pattern MEMORY_ID = Pattern.compile("mem_[0-9A-Z]{26}");
 
     @Spec
@@ -133,7 +142,19 @@ final class DemoCommand implements Callable<Integer> {
         out.println("(common words alone are not evidence:)");
         run("recall", "的 我 了 the a");
 
-        section("7. Correcting a mistake, and forgetting on request");
+        section("7. Recall by meaning: a local Chinese/English embedding model, no network");
+        run("event", "submit", "--id", "demo-7", "--role", "user", "--session", "s2",
+                "--occurred-at", "2025-01-11T08:30:00+08:00", "--text", "我养了一只橘猫，叫咪咪，每天早上叫我起床。");
+        run("memory", "add", "--event", "demo-7", "--kind", "fact", "--basis", "user_statement",
+                "--text", "用户养了一只叫咪咪的橘猫", "--quote", "我养了一只橘猫，叫咪咪");
+        out.println("(memories derived by hand have no vector until reindex --vectors embeds them:)");
+        run("reindex", "--vectors");
+        out.println("(宠物 'pet' shares no word with the memory: fast recall finds nothing, semantic recall finds it:)");
+        run("recall", "宠物");
+        run("recall", "宠物", "--mode", "semantic", "--explain", "--limit", "3");
+        run("recall", "do I have any pets?", "--mode", "deep", "--limit", "3");
+
+        section("8. Correcting a mistake, and forgetting on request");
         out.println("(an extraction misread the book; correcting it keeps the audit trail:)");
         String misread = memoryId(run("memory", "add", "--event", "demo-3", "--kind", "episode", "--basis", "user_statement",
                 "--text", "Is reading 《红楼梦》 this month", "--quote", "I'm reading 《三体》 this month"));
@@ -155,7 +176,7 @@ final class DemoCommand implements Callable<Integer> {
         run("delete", "--event", "demo-6");
         run("recall", "门禁密码", "--include-history");
 
-        section("8. Health");
+        section("9. Health");
         run("doctor");
     }
 
@@ -176,7 +197,7 @@ final class DemoCommand implements Callable<Integer> {
         ByteArrayOutputStream stderr = new ByteArrayOutputStream();
         int code = Main.execute(full.toArray(String[]::new), new ByteArrayInputStream(new byte[0]),
                 new PrintStream(stdout, true, StandardCharsets.UTF_8), new PrintStream(stderr, true, StandardCharsets.UTF_8),
-                System.getenv());
+                DEMO_ENV);
         String text = stdout.toString(StandardCharsets.UTF_8);
         String errors = stderr.toString(StandardCharsets.UTF_8);
         text.lines().forEach(l -> out.println("  " + l));

@@ -13,7 +13,9 @@ import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -24,8 +26,6 @@ final class EventCommand {
     /** Fields of one {@code event submit --batch} line. */
     static final Set<String> BATCH_FIELDS = Set.of("id", "role", "text", "session", "occurred_at", "source",
             "category", "persona", "project");
-
-    static final String NO_EXTRACTOR = "no extraction provider is available in this build; event saved with extraction pending";
 
     @Command(name = "submit", description = {"Store one event, or many with --batch (one JSON object per line:",
             "{\"id\", \"role\", \"text\", \"session\", \"occurred_at\", \"source\"?, \"category\"?, \"persona\"?, \"project\"?})."})
@@ -71,7 +71,8 @@ final class EventCommand {
             String occurredAt;
         }
 
-        @Option(names = "--extract", description = "Queue extraction of memories after the event commits.")
+        @Option(names = "--extract", description = {"After the event commits, extract memories through the configured model",
+                "(JIYI_EXTRACT_URL, JIYI_EXTRACT_MODEL); on failure the event stays saved and pending (exit 5)."})
         boolean extract;
 
         @Option(names = "--chunk-size", paramLabel = "N", defaultValue = "500",
@@ -92,6 +93,19 @@ final class EventCommand {
             Instant occurred = s.occurredAt == null ? null : Times.parse("occurred_at", s.occurredAt);
             EventSubmission submission = new EventSubmission(s.id, scope(), s.role, text, s.source, s.category,
                     s.session, occurred);
+            if (extract) {
+                Ingest.Outcome outcome = jiyi.ingest().submit(submission);
+                if (out.json()) {
+                    Map<String, Object> m = new LinkedHashMap<>();
+                    m.put("status", outcome.created() ? "created" : "existing");
+                    m.put("event", Views.event(outcome.event()));
+                    m.put("extraction", Views.ingest(outcome));
+                    out.json(m);
+                } else {
+                    out.text(acknowledgement(new SubmitResult(outcome.event(), outcome.created())));
+                }
+                return IngestOutput.report(out, outcome);
+            }
             SubmitResult result = jiyi.authority().submitEvent(submission);
             if (out.json()) {
                 Map<String, Object> m = new LinkedHashMap<>();
@@ -99,25 +113,27 @@ final class EventCommand {
                 m.put("event", Views.event(result.event()));
                 out.json(m);
             } else {
-                out.text((result.created() ? "created" : "already stored, nothing changed:") + " event "
-                        + result.event().id() + " (sequence " + result.event().sequence() + ", " + result.event().role().code()
-                        + ", occurred " + Times.format(result.event().occurredAt()) + ")");
-            }
-            if (extract) {
-                jiyi.authority().markExtractionPending(result.event().id(), NO_EXTRACTOR);
-                out.warn(NO_EXTRACTOR + "; run `jiyi retry` once a provider is configured");
-                return ExitCode.PROVIDER;
+                out.text(acknowledgement(result));
             }
             return ExitCode.OK;
         }
 
+        private static String acknowledgement(SubmitResult result) {
+            return (result.created() ? "created" : "already stored, nothing changed:") + " event "
+                    + result.event().id() + " (sequence " + result.event().sequence() + ", " + result.event().role().code()
+                    + ", occurred " + Times.format(result.event().occurredAt()) + ")";
+        }
+
         private int batch(Jiyi jiyi, Output out) {
-            if (extract) {
-                throw new dev.jiyi.authority.InvalidInputException("extract", "is not supported with --batch");
-            }
             Scope defaults = scope();
+            Ingest ingest = jiyi.ingest();
+            if (extract) {
+                ingest.checkConfiguration(); // a configuration mistake: before any line commits
+            }
             BatchRunner<EventSubmission, SubmitResult> runner = new BatchRunner<>(BATCH_FIELDS,
-                    line -> parse(line, defaults), jiyi.authority()::submitEvents, Submit::ack, chunkSize);
+                    line -> parse(line, defaults),
+                    extract ? jiyi.authority()::submitEventsForExtraction : jiyi.authority()::submitEvents,
+                    Submit::ack, chunkSize);
             BatchRunner.Outcome<SubmitResult> outcome = runner.run(mode.batch, root().stdin(), out);
             long created = outcome.committed().stream().filter(SubmitResult::created).count();
             long existing = outcome.committed().size() - created;
@@ -128,19 +144,40 @@ final class EventCommand {
             if (outcome.error() != null) {
                 summary.put("failed_line", outcome.failedLine());
             }
+            // With --extract: every committed event is queued (E5); now extract them, in order.
+            List<Ingest.Outcome> extractions = new ArrayList<>();
+            int code = ExitCode.OK;
+            if (extract) {
+                for (SubmitResult r : outcome.committed()) {
+                    extractions.add(ingest.extract(r.event(), r.created()));
+                }
+                Map<Ingest.Status, Long> counts = new java.util.EnumMap<>(Ingest.Status.class);
+                for (Ingest.Outcome o : extractions) {
+                    counts.merge(o.status(), 1L, Long::sum);
+                }
+                for (Ingest.Status status : Ingest.Status.values()) {
+                    summary.put(status.name().toLowerCase(java.util.Locale.ROOT), counts.getOrDefault(status, 0L));
+                }
+            }
             if (out.json()) {
-                out.json(Map.of("summary", summary));
+                out.json(extract ? IngestOutput.json(extractions, summary) : Map.of("summary", summary));
             } else {
                 out.text("submitted " + outcome.committed().size() + " event(s): " + created + " new, " + existing
                         + " already stored");
+                for (Ingest.Outcome o : extractions) {
+                    Views.ingestText(o).forEach(out::text);
+                }
+            }
+            for (Ingest.Outcome o : extractions) {
+                code = Math.max(code, IngestOutput.warn(out, o));
             }
             if (outcome.error() != null) {
-                int code = ExitCode.of(outcome.error());
-                out.error(code, "line " + outcome.failedLine() + ": " + outcome.error().getMessage()
+                int failure = ExitCode.of(outcome.error());
+                out.error(failure, "line " + outcome.failedLine() + ": " + outcome.error().getMessage()
                         + " (" + outcome.committed().size() + " line(s) before it committed)");
-                return code;
+                return failure;
             }
-            return ExitCode.OK;
+            return code;
         }
 
         static EventSubmission parse(JsonLine line, Scope defaults) {

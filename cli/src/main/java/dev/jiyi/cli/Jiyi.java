@@ -4,36 +4,50 @@ import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.CandidateIndex;
 import dev.jiyi.authority.InvalidInputException;
 import dev.jiyi.fts5.Fts5Index;
+import dev.jiyi.providers.Embedder;
+import dev.jiyi.providers.Extractor;
 import dev.jiyi.ranking.Recall;
 import dev.jiyi.ranking.RecallConfig;
 
 import java.time.Clock;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The engine that commands (and later the MCP server) share: the authority opened on the home's
- * database with the FTS5 index always attached.
+ * database with the FTS5 index always attached, the settings, and the providers. Providers are
+ * built on first use only: a fast recall never creates (or loads) an embedding model (R4).
  */
 public final class Jiyi implements AutoCloseable {
 
     private final Home home;
     private final Authority authority;
     private final Fts5Index fts5;
+    private final Config config;
+    private Embedder embedder;
 
-    private Jiyi(Home home, Authority authority, Fts5Index fts5) {
+    private Jiyi(Home home, Authority authority, Fts5Index fts5, Config config) {
         this.home = home;
         this.authority = authority;
         this.fts5 = fts5;
+        this.config = config;
     }
 
-    public static Jiyi open(Home home) {
+    /** Opens the home with settings from its config.properties and this environment. */
+    public static Jiyi open(Home home, Map<String, String> env) {
+        Config config = Config.load(home, env);
         Fts5Index fts5 = new Fts5Index();
-        return new Jiyi(home, Authority.open(home.database(), List.of(fts5)), fts5);
+        return new Jiyi(home, Authority.open(home.database(), List.of(fts5)), fts5, config);
+    }
+
+    /** Opens the home with settings from its config.properties only (no environment). */
+    public static Jiyi open(Home home) {
+        return open(home, Map.of());
     }
 
     /** Recall over the named index ({@code fts5}; {@code lucene} arrives with its module). */
     public Recall recall(String indexName, RecallConfig config, Clock clock) {
-        return new Recall(authority, candidateIndex(indexName), config, clock);
+        return new Recall(authority, candidateIndex(indexName), config, clock, this::embedder);
     }
 
     /** The named candidate index: {@code fts5} (the default when null). */
@@ -44,6 +58,29 @@ public final class Jiyi implements AutoCloseable {
                     : "must be fts5 or lucene");
         }
         return fts5;
+    }
+
+    /** Recall settings of this home and environment. */
+    public RecallConfig recallConfig() {
+        return config.recall();
+    }
+
+    /** The ingest pipeline over this engine's authority and providers. */
+    public Ingest ingest() {
+        return new Ingest(authority, this::extractor, this::embedder);
+    }
+
+    /** The extraction client, or null when none is configured. */
+    public synchronized Extractor extractor() {
+        return ProviderSettings.extractor(config);
+    }
+
+    /** The embedding model (remote when configured, else the local one), created once. */
+    public synchronized Embedder embedder() {
+        if (embedder == null) {
+            embedder = ProviderSettings.embedder(config);
+        }
+        return embedder;
     }
 
     public Home home() {

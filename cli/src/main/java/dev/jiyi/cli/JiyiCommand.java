@@ -31,6 +31,7 @@ public final class JiyiCommand implements Runnable {
         Map<String, Class<?>> m = new java.util.LinkedHashMap<>();
         m.put("persona", PersonaCommand.class);
         m.put("event", EventCommand.class);
+        m.put("retry", RetryCommand.class);
         m.put("memory", MemoryCommand.class);
         m.put("relate", RelateCommand.class);
         m.put("delete", DeleteCommand.class);

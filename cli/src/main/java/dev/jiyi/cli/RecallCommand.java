@@ -66,7 +66,7 @@ final class RecallCommand extends Verb {
         if ((query == null) == (batch == null)) {
             throw new InvalidInputException("query", "give exactly one of QUERY or --batch");
         }
-        var config = Config.load(root().resolveHome(), root().env()).recall();
+        var config = jiyi.recallConfig();
         if (batch != null) {
             return batch(jiyi, config, out);
         }

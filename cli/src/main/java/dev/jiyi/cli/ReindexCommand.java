@@ -1,23 +1,35 @@
 package dev.jiyi.cli;
 
 import dev.jiyi.authority.Authority;
+import dev.jiyi.providers.ProviderException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
+import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * {@code jiyi reindex}: rebuilds the FTS5 index from the stored text, in one transaction. Indexes
+ * {@code jiyi reindex}: rebuilds the FTS5 index from the stored text, in one transaction (indexes
  * rebuild themselves when their version changes; this is for an index that {@code doctor} reports
- * out of step.
+ * out of step). {@code --vectors} instead embeds the scope's memories that lack a vector of the
+ * current embedding model (V3, V4).
  */
 @Command(name = "reindex", description = {"Rebuild the FTS5 index from the stored events and memories, in one",
-        "transaction (readers keep the old index until it commits)."})
+        "transaction (readers keep the old index until it commits). With --vectors: embed the scope's",
+        "memories that have no vector of the current embedding model, outside any transaction, and",
+        "store the vectors only after every one was computed."})
 final class ReindexCommand extends Verb {
 
+    @Option(names = "--vectors", description = "Complete the scope's vectors instead of rebuilding FTS5.")
+    boolean vectors;
+
     @Override
-    int run(Jiyi jiyi, Output out) {
+    int run(Jiyi jiyi, Output out) throws IOException {
         long started = System.nanoTime();
+        if (vectors) {
+            return vectors(jiyi, out, started);
+        }
         Authority.Rebuilt fed = jiyi.authority().rebuildIndexes();
         long millis = (System.nanoTime() - started) / 1_000_000;
         if (out.json()) {
@@ -29,6 +41,31 @@ final class ReindexCommand extends Verb {
             out.json(m);
         } else {
             out.text("rebuilt the FTS5 index: " + fed.events() + " events, " + fed.memories() + " memories in " + millis + " ms");
+        }
+        return ExitCode.OK;
+    }
+
+    private int vectors(Jiyi jiyi, Output out, long started) throws IOException {
+        VectorReindex.Report report;
+        try {
+            report = new VectorReindex(jiyi.authority(), jiyi.embedder(), jiyi.home().dir()).run(scope());
+        } catch (ProviderException e) {
+            out.error(ExitCode.PROVIDER, "vectors not rebuilt, nothing was replaced: " + e.getMessage());
+            return ExitCode.PROVIDER;
+        }
+        long millis = (System.nanoTime() - started) / 1_000_000;
+        if (out.json()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("rebuilt", "vectors");
+            m.put("fingerprint", report.fingerprint());
+            m.put("embedded", report.embedded());
+            m.put("stored", report.stored());
+            m.put("skipped", report.skipped());
+            m.put("millis", millis);
+            out.json(m);
+        } else {
+            out.text("vectors: " + report.embedded() + " memories embedded, " + report.stored() + " stored, "
+                    + report.skipped() + " skipped (changed or deleted meanwhile) in " + millis + " ms");
         }
         return ExitCode.OK;
     }

@@ -32,7 +32,7 @@ abstract class Verb implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Output out = output();
-        try (Jiyi jiyi = Jiyi.open(root().resolveHome())) {
+        try (Jiyi jiyi = Jiyi.open(root().resolveHome(), root().env())) {
             return run(jiyi, out);
         }
     }

@@ -10,6 +10,7 @@ import dev.jiyi.authority.Persona;
 import dev.jiyi.authority.Relation;
 import dev.jiyi.authority.Times;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -141,6 +142,58 @@ final class Views {
         m.put("checkpoints_removed", d.checkpointsRemoved());
         m.put("checkpoints_invalidated", d.checkpointsInvalidated());
         return m;
+    }
+
+    /** One event's way through the ingest pipeline. */
+    static Map<String, Object> ingest(Ingest.Outcome o) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("event_id", o.event().id());
+        m.put("extraction", o.status().name().toLowerCase(java.util.Locale.ROOT));
+        if (o.reason() != null) {
+            m.put("reason", o.reason());
+        }
+        m.put("memory_ids", o.memories().stream().map(Memory::id).toList());
+        List<Map<String, Object>> rejected = new ArrayList<>();
+        for (dev.jiyi.authority.Rejection r : o.rejected()) {
+            Map<String, Object> x = new LinkedHashMap<>();
+            x.put("index", r.index());
+            x.put("field", r.field());
+            x.put("rule", r.rule());
+            rejected.add(x);
+        }
+        m.put("rejected", rejected);
+        if (o.status() == Ingest.Status.EXTRACTED) {
+            Map<String, Object> v = new LinkedHashMap<>();
+            v.put("stored", o.vectors().stored());
+            v.put("missing", o.vectors().missing());
+            if (o.vectors().failure() != null) {
+                v.put("failure", o.vectors().failure());
+            }
+            m.put("vectors", v);
+        }
+        return m;
+    }
+
+    /** The same outcome as lines of human text. */
+    static List<String> ingestText(Ingest.Outcome o) {
+        List<String> lines = new ArrayList<>();
+        String id = o.event().id();
+        switch (o.status()) {
+            case EXTRACTED -> lines.add("extracted event " + id + ": " + o.memories().size() + " memory(ies) saved, "
+                    + o.rejected().size() + " item(s) rejected");
+            case ALREADY_EXTRACTED -> lines.add("event " + id + " was already extracted: " + o.memories().size()
+                    + " existing memory(ies), nothing new");
+            case PENDING -> lines.add("event " + id + " saved; extraction pending: " + o.reason());
+            case SKIPPED -> lines.add("event " + id + " is reference or persona material: archived, not extracted");
+            case DELETED -> lines.add("event " + id + " was deleted while it was being extracted: nothing was derived");
+        }
+        for (Memory memory : o.memories()) {
+            lines.add("  " + memory.id() + "  " + memory.kind().code() + "/" + memory.basis().code() + "  " + memory.text());
+        }
+        for (dev.jiyi.authority.Rejection r : o.rejected()) {
+            lines.add("  rejected item " + r.index() + ": " + r.field() + ": " + r.rule());
+        }
+        return lines;
     }
 
     static Map<String, Object> doctor(DoctorReport r) {

@@ -494,10 +494,14 @@ class BadInputTest {
     }
 
     @Test
-    @DisplayName("O7 event submit --batch: --extract is not supported and names extract")
+    @DisplayName("E5 X2 event submit --batch --extract without an extraction endpoint commits every line pending and exits 5")
     void eventBatchWithExtract() throws IOException {
-        Path batch = writeLines("events.jsonl", eventLine("b1"));
-        rejected("extract", "not supported with --batch", "event", "submit", "--batch", batch.toString(), "--extract");
+        Path batch = writeLines("events.jsonl", eventLine("b1"), eventLine("b2"));
+        CliRunner.Result r = cli.run("event", "submit", "--batch", batch.toString(), "--extract");
+        assertThat(r.code()).as(r.toString()).isEqualTo(ExitCode.PROVIDER);
+        assertThat(r.err()).contains("JIYI_EXTRACT_URL");
+        assertThat(cli.query("SELECT id || ':' || extraction_state FROM events WHERE id LIKE 'b%' ORDER BY sequence"))
+                .containsExactly("b1:pending", "b2:pending");
     }
 
     @ParameterizedTest(name = "--chunk-size {0}")

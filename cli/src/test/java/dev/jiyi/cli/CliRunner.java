@@ -27,7 +27,7 @@ public final class CliRunner {
 
     /** Tables whose row counts prove that a rejected command changed nothing. */
     public static final List<String> TABLES = List.of("personas", "events", "memories", "relations", "checkpoints",
-            "embeddings", "capture_cursors", "change_log", "events_fts", "memories_fts");
+            "embeddings", "extractions", "capture_cursors", "change_log", "events_fts", "memories_fts");
 
     private final Path home;
     private final Map<String, String> env;
@@ -35,7 +35,17 @@ public final class CliRunner {
     public CliRunner(Path home) {
         this.home = home;
         this.env = new HashMap<>(System.getenv());
-        this.env.remove("JIYI_HOME");
+        // No setting of the developer's (a home, an extraction endpoint) may leak into a test.
+        this.env.keySet().removeIf(k -> k.startsWith("JIYI_"));
+    }
+
+    /**
+     * Sets an environment variable for the commands this runner starts (in this JVM and in
+     * separate processes), e.g. {@code JIYI_EXTRACT_URL} pointing at a local MockWebServer.
+     */
+    public CliRunner env(String key, String value) {
+        env.put(key, value);
+        return this;
     }
 
     public Path home() {
@@ -95,7 +105,8 @@ public final class CliRunner {
                 "-cp", System.getProperty("java.class.path"), Main.class.getName(), "--home", home.toString()));
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command);
-        pb.environment().remove("JIYI_HOME");
+        pb.environment().clear();
+        pb.environment().putAll(env);
         return pb;
     }
 

@@ -22,6 +22,8 @@ class DemoTest {
                 .contains("EXPIRED")
                 .contains("REVOKED")
                 .contains("corrected by")
-                .contains("deleted 1 event(s)");
+                .contains("deleted 1 event(s)")
+                .contains("memories embedded")
+                .contains("via vector");
     }
 }

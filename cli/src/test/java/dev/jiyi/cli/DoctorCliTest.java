@@ -26,7 +26,7 @@ class DoctorCliTest {
         assertThat(r.code()).as(r.toString()).isZero();
         JsonNode report = r.json();
         assertThat(report.get("healthy").asBoolean()).isTrue();
-        assertThat(report.get("schema_version").asInt()).isEqualTo(4);
+        assertThat(report.get("schema_version").asInt()).isEqualTo(dev.jiyi.authority.Database.SCHEMA_VERSION);
         assertThat(report.get("integrity").get(0).asString()).isEqualTo("ok");
         assertThat(report.get("tables").get("events").asLong()).isEqualTo(1);
         assertThat(cli.run("doctor").out()).contains("healthy", "integrity: ok");

@@ -16,8 +16,10 @@ import java.time.Duration;
  * @param gistAfter F2: episodes, observations and emotions older than this show their gist
  * @param decadeAfter F2: ... and older than this a decade time label
  * @param emotionHalfLife F4: half-life of expressed emotion (default 6 hours)
- * @param cosineThreshold R3: cosine similarity counts only above this
+ * @param cosineThreshold R3: cosine similarity counts only above this; NaN (the default) for the
+ *                        embedding model's own threshold ({@code Embedder.cosineThreshold()})
  * @param rawTextCap R7: characters of raw event text shown at most
+ * @param semanticLimit R5: most recent eligible vectors semantic mode compares (deep mode: all)
  */
 public record RecallConfig(
         int candidateLimit,
@@ -30,10 +32,11 @@ public record RecallConfig(
         Duration decadeAfter,
         Duration emotionHalfLife,
         double cosineThreshold,
-        int rawTextCap) {
+        int rawTextCap,
+        int semanticLimit) {
 
     public static final RecallConfig DEFAULT = new RecallConfig(200, 100, 0.8, 0.8, Weights.DEFAULT,
-            Duration.ofDays(180), Duration.ofDays(180), Duration.ofDays(730), Duration.ofHours(6), 0.3, 2000);
+            Duration.ofDays(180), Duration.ofDays(180), Duration.ofDays(730), Duration.ofHours(6), Double.NaN, 2000, 2000);
 
     public RecallConfig {
         if (candidateLimit < 1 || eventCandidateLimit < 0) {
@@ -49,20 +52,36 @@ public record RecallConfig(
         if (rawTextCap < 1) {
             throw new IllegalArgumentException("rawTextCap must be positive");
         }
+        if (semanticLimit < 1) {
+            throw new IllegalArgumentException("semanticLimit must be positive");
+        }
+        if (!Double.isNaN(cosineThreshold) && !(cosineThreshold >= -1 && cosineThreshold < 1)) {
+            throw new IllegalArgumentException("cosineThreshold must be in [-1, 1)");
+        }
     }
 
     public RecallConfig withWeights(Weights w) {
         return new RecallConfig(candidateLimit, eventCandidateLimit, eventEvidence, contextEvidence, w, freshnessHalfLife, gistAfter,
-                decadeAfter, emotionHalfLife, cosineThreshold, rawTextCap);
+                decadeAfter, emotionHalfLife, cosineThreshold, rawTextCap, semanticLimit);
     }
 
     public RecallConfig withCandidateLimit(int limit) {
         return new RecallConfig(limit, eventCandidateLimit, eventEvidence, contextEvidence, weights, freshnessHalfLife, gistAfter,
-                decadeAfter, emotionHalfLife, cosineThreshold, rawTextCap);
+                decadeAfter, emotionHalfLife, cosineThreshold, rawTextCap, semanticLimit);
+    }
+
+    public RecallConfig withCandidateLimits(int memories, int events) {
+        return new RecallConfig(memories, events, eventEvidence, contextEvidence, weights, freshnessHalfLife, gistAfter,
+                decadeAfter, emotionHalfLife, cosineThreshold, rawTextCap, semanticLimit);
+    }
+
+    public RecallConfig withSemanticLimit(int limit) {
+        return new RecallConfig(candidateLimit, eventCandidateLimit, eventEvidence, contextEvidence, weights, freshnessHalfLife,
+                gistAfter, decadeAfter, emotionHalfLife, cosineThreshold, rawTextCap, limit);
     }
 
     public RecallConfig withEvidence(double event, double context) {
         return new RecallConfig(candidateLimit, eventCandidateLimit, event, context, weights, freshnessHalfLife, gistAfter,
-                decadeAfter, emotionHalfLife, cosineThreshold, rawTextCap);
+                decadeAfter, emotionHalfLife, cosineThreshold, rawTextCap, semanticLimit);
     }
 }

@@ -22,7 +22,8 @@ import java.util.List;
  * @param truncated true when raw text was cut at the cap
  * @param evidence why it is a candidate: {@code memory} (its own text matched), {@code source_event}
  *                 (its event's text matched), {@code adjacent_turn} (the turn next to its event matched),
- *                 {@code related_link} (linked to a match), or {@code raw_event}
+ *                 {@code related_link} (linked to a match), {@code vector} (similar to the query, semantic
+ *                 and deep modes only) or {@code raw_event}
  * @param signals every signal of the score, for {@code --explain}
  */
 public record RecalledItem(

@@ -5,7 +5,7 @@ package dev.jiyi.ranking;
  * and the score is the sum of contributions.
  *
  * @param lexical BM25 relevance, normalized by the best candidate of the same query
- * @param cosine embedding similarity above the threshold (0 until vectors exist)
+ * @param cosine embedding similarity, counted only above the threshold (semantic and deep modes)
  * @param related one hop over an explicit {@code related} link from a lexical match
  * @param basis how the memory is known: user statement 1, assistant expression 0.7, inference 0.5
  * @param confidence the extractor's ranking metadata

@@ -154,8 +154,9 @@ class DeletionResidueTest {
     }
 
     private void vector(String memoryId) throws SQLException {
-        try (Connection c = sql(); PreparedStatement ps = c.prepareStatement("INSERT INTO embeddings (memory_id, fingerprint, "
-                + "dimensions, vector, content_hash, created_at) VALUES (?, 'test', 2, ?, 'h', '2026-01-01T00:00:00.000000Z')")) {
+        try (Connection c = sql(); PreparedStatement ps = c.prepareStatement("INSERT INTO embeddings (memory_seq, memory_id, "
+                + "fingerprint, dimensions, vector, content_hash, created_at) VALUES ((SELECT seq FROM memories WHERE id = ?1), "
+                + "?1, 'test', 2, ?, 'h', '2026-01-01T00:00:00.000000Z')")) {
             ps.setString(1, memoryId);
             ps.setBytes(2, new byte[8]);
             ps.executeUpdate();

@@ -412,12 +412,12 @@ class RecallTest {
     }
 
     @Test
-    @DisplayName("R4 semantic and deep modes warn that no vectors exist and rank lexically")
+    @DisplayName("R5 semantic mode without an embedding model warns and ranks lexically")
     void modesWithoutVectors() {
         said("我喜欢爬山", NOW);
         RecallResult r = recall(RecallConfig.DEFAULT).recall(new RecallRequest(scope, "爬山", RecallMode.SEMANTIC, 5,
                 null, false));
         assertThat(r.items()).hasSize(1);
-        assertThat(r.warnings()).singleElement().asString().contains("semantic", "cosine");
+        assertThat(r.warnings()).singleElement().asString().contains("semantic", "lexical only");
     }
 }

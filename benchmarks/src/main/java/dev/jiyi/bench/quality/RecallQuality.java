@@ -60,9 +60,7 @@ public final class RecallQuality {
                 }
                 case "--candidates" -> {
                     String[] c = args[++i].split(",");
-                    config = new RecallConfig(Integer.parseInt(c[0]), Integer.parseInt(c[1]), config.eventEvidence(),
-                            config.contextEvidence(), config.weights(), config.freshnessHalfLife(), config.gistAfter(),
-                            config.decadeAfter(), config.emotionHalfLife(), config.cosineThreshold(), config.rawTextCap());
+                    config = config.withCandidateLimits(Integer.parseInt(c[0]), Integer.parseInt(c[1]));
                 }
                 case "--evidence" -> {
                     String[] e = args[++i].split(",");
