@@ -1206,14 +1206,44 @@ public final class Authority implements AutoCloseable {
         if (!e.extraction().equals(NOT_EXTRACTED)) {
             return submitted;
         }
-        String state = e.category().derivable() ? PENDING : SKIPPED;
-        try (PreparedStatement ps = connection.prepareStatement("UPDATE events SET extraction_state = ? WHERE id = ?")) {
+        String skip = skipReason(e);
+        setExtractionState(e, skip == null ? PENDING : SKIPPED, skip);
+        return new SubmitResult(eventById(e.id()).orElseThrow(), submitted.created());
+    }
+
+    /**
+     * Why an event must not be extracted, or null. Reference and persona events are sources only
+     * (E6). An amended event's text holds a mistake a correction revoked, and an event that already
+     * has memories (derived by hand, or the event of a correction) has been interpreted: extracting
+     * either again could bring back what was corrected (C3) or duplicate what is there.
+     */
+    private String skipReason(Event e) throws SQLException {
+        if (!e.category().derivable()) {
+            return "reference and persona events are archived, not extracted";
+        }
+        if (e.amended()) {
+            return "amended by a correction: its text is not extracted again";
+        }
+        try (PreparedStatement ps = connection.prepareStatement("SELECT 1 FROM memories WHERE event_id = ? LIMIT 1")) {
+            ps.setString(1, e.id());
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    return "already has memories: it is not extracted again";
+                }
+            }
+        }
+        return null;
+    }
+
+    private void setExtractionState(Event e, String state, String reason) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(
+                "UPDATE events SET extraction_state = ?, extraction_error = ? WHERE id = ?")) {
             ps.setString(1, state);
-            ps.setString(2, e.id());
+            ps.setString(2, reason);
+            ps.setString(3, e.id());
             ps.executeUpdate();
         }
         changeLog.append(connection, "event", e.id(), "update", e.scope().personaId(), e.scope().projectId(), Times.now());
-        return new SubmitResult(eventById(e.id()).orElseThrow(), submitted.created());
     }
 
     /** Events of a scope whose extraction is pending, in sequence order, after {@code afterSequence}. */
@@ -1229,7 +1259,9 @@ public final class Authority implements AutoCloseable {
      * accepted ones are saved together with the event's {@code done} state, and the rejected ones
      * are returned with their reasons. If the event was already extracted, nothing is created and
      * the existing memories are returned, marked as a duplicate (X5): a repeated completion, a retry
-     * after success and two racing extractions all end with one set of memories.
+     * after success and two racing extractions all end with one set of memories. An event that a
+     * correction amended, or that got memories by hand, while the model was answering is marked
+     * {@code skipped} instead and the answer dropped (see {@link #submitForExtraction}).
      */
     public synchronized Extraction applyExtraction(Scope scope, String eventId, ExtractionBatch batch) {
         Ids.check("event", eventId);
@@ -1244,6 +1276,12 @@ public final class Authority implements AutoCloseable {
             if (!event.category().derivable()) {
                 throw new InvalidInputException("event",
                         "reference and persona events are sources only and cannot be derived into memories");
+            }
+            String skip = skipReason(event);
+            if (skip != null) {
+                // Amended or derived by hand while the model was answering: the answer is dropped.
+                setExtractionState(event, SKIPPED, skip);
+                return new Extraction(eventById(eventId).orElseThrow(), List.of(), List.of(), false);
             }
             List<Rejection> rejected = new ArrayList<>(batch.rejected());
             List<Memory> saved = new ArrayList<>();
@@ -1332,9 +1370,9 @@ public final class Authority implements AutoCloseable {
         return read("listing memories without vectors", () -> {
             List<VectorCache.Task> out = new ArrayList<>();
             try (PreparedStatement ps = connection.prepareStatement("SELECT m.seq, m.id, m.text FROM memories m "
-                    + "LEFT JOIN embeddings e ON e.memory_seq = m.seq AND e.fingerprint = ? "
+                    + "LEFT JOIN embeddings e INDEXED BY embeddings_fingerprint ON e.fingerprint = ? AND e.memory_seq = m.seq "
                     + "WHERE m.persona_id = ? AND m.project_id = ? AND m.revoked_at IS NULL AND m.seq > ? "
-                    + "AND e.memory_id IS NULL ORDER BY m.seq LIMIT ?")) {
+                    + "AND e.memory_seq IS NULL ORDER BY m.seq LIMIT ?")) {
                 ps.setString(1, fingerprint);
                 ps.setString(2, scope.personaId());
                 ps.setString(3, scope.projectId());
@@ -1402,8 +1440,11 @@ public final class Authority implements AutoCloseable {
     public synchronized VectorCache.Coverage vectorCoverage(Scope scope, String fingerprint, Instant at,
                                                             boolean includeHistory) {
         return read("counting vectors", () -> {
-            try (PreparedStatement ps = connection.prepareStatement("SELECT count(*), count(e.memory_id) FROM memories m "
-                    + "LEFT JOIN embeddings e ON e.memory_seq = m.seq AND e.fingerprint = ? WHERE "
+            // Index-only: the eligibility columns are in memories_scope_seq, and embeddings_fingerprint
+            // says which rows have a vector without reading any vector.
+            try (PreparedStatement ps = connection.prepareStatement("SELECT count(*), count(e.memory_seq) FROM memories m "
+                    + "INDEXED BY memories_scope_seq LEFT JOIN embeddings e INDEXED BY embeddings_fingerprint "
+                    + "ON e.fingerprint = ? AND e.memory_seq = m.seq WHERE "
                     + eligible(includeHistory))) {
                 ps.setString(1, fingerprint);
                 bindEligible(ps, 2, scope, at, includeHistory);
@@ -1427,8 +1468,11 @@ public final class Authority implements AutoCloseable {
         }
         return read("scanning vectors", () -> {
             long visited = 0;
+            // Newest first along memories_scope_seq (CROSS JOIN keeps memories the outer loop, so a
+            // LIMIT stops early), each vector read from its row by the integer key.
             try (PreparedStatement ps = connection.prepareStatement("SELECT m.seq, e.vector FROM memories m "
-                    + "JOIN embeddings e ON e.memory_seq = m.seq AND e.fingerprint = ? WHERE " + eligible(includeHistory)
+                    + "INDEXED BY memories_scope_seq CROSS JOIN embeddings e ON e.memory_seq = m.seq AND e.fingerprint = ? "
+                    + "WHERE " + eligible(includeHistory)
                     + " ORDER BY m.seq DESC" + (limit > 0 ? " LIMIT " + limit : ""))) {
                 ps.setString(1, fingerprint);
                 bindEligible(ps, 2, scope, at, includeHistory);

@@ -21,6 +21,9 @@ import java.util.Properties;
  */
 final class Config {
 
+    /** The longest endpoint URL accepted (it becomes part of fingerprints). */
+    static final int MAX_URL = 1_000;
+
     private final Properties file = new Properties();
     private final Map<String, String> env;
 
@@ -104,14 +107,23 @@ final class Config {
         if (model == null || model.isBlank()) {
             throw new InvalidInputException(prefix + ".model", "is required when " + prefix + ".url is set");
         }
-        if (!url.strip().startsWith("http://") && !url.strip().startsWith("https://")) {
-            throw new InvalidInputException(prefix + ".url", "must be an http:// or https:// URL");
+        if (okhttp3.HttpUrl.parse(url.strip()) == null || url.strip().length() > MAX_URL) {
+            throw new InvalidInputException(prefix + ".url", "must be an http:// or https:// URL of at most "
+                    + MAX_URL + " characters");
+        }
+        if (model.strip().length() > dev.jiyi.authority.Limits.MAX_LABEL) {
+            throw new InvalidInputException(prefix + ".model", "must be at most " + dev.jiyi.authority.Limits.MAX_LABEL
+                    + " characters");
+        }
+        String key = get(prefix + ".api_key");
+        if (key != null && !key.strip().chars().allMatch(c -> c >= 0x21 && c <= 0x7e)) {
+            throw new InvalidInputException(prefix + ".api_key", "must be printable ASCII without spaces");
         }
         double seconds = number(prefix + ".timeout_seconds", timeout.toSeconds());
         if (!(seconds > 0 && seconds <= 3_600)) {
             throw new InvalidInputException(prefix + ".timeout_seconds", "must be a number of seconds in (0, 3600]");
         }
-        return new dev.jiyi.providers.Endpoint(url, model, get(prefix + ".api_key"),
+        return new dev.jiyi.providers.Endpoint(url, model, key,
                 Duration.ofMillis(Math.round(seconds * 1_000)));
     }
 

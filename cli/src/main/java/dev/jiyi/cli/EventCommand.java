@@ -147,8 +147,13 @@ final class EventCommand {
             // With --extract: every committed event is queued (E5); now extract them, in order.
             List<Ingest.Outcome> extractions = new ArrayList<>();
             int code = ExitCode.OK;
+            int untried = 0;
             if (extract) {
                 for (SubmitResult r : outcome.committed()) {
+                    if (!extractions.isEmpty() && extractions.getLast().stopsQueue()) {
+                        untried++; // the endpoint is down: one timeout, not one per line; retry resumes
+                        continue;
+                    }
                     extractions.add(ingest.extract(r.event(), r.created()));
                 }
                 Map<Ingest.Status, Long> counts = new java.util.EnumMap<>(Ingest.Status.class);
@@ -158,6 +163,7 @@ final class EventCommand {
                 for (Ingest.Status status : Ingest.Status.values()) {
                     summary.put(status.name().toLowerCase(java.util.Locale.ROOT), counts.getOrDefault(status, 0L));
                 }
+                summary.put("untried", untried);
             }
             if (out.json()) {
                 out.json(extract ? IngestOutput.json(extractions, summary) : Map.of("summary", summary));
@@ -166,6 +172,9 @@ final class EventCommand {
                         + " already stored");
                 for (Ingest.Outcome o : extractions) {
                     Views.ingestText(o).forEach(out::text);
+                }
+                if (untried > 0) {
+                    out.text(untried + " more event(s) saved and pending, not tried after the endpoint failed");
                 }
             }
             for (Ingest.Outcome o : extractions) {

@@ -34,6 +34,7 @@ public final class ExitCode {
             case NotFoundException ignored -> NOT_FOUND;
             case ConflictException ignored -> CONFLICT;
             case RefusedException ignored -> REFUSED;
+            case dev.jiyi.providers.ProviderException p when p.kind() == dev.jiyi.providers.ProviderException.Kind.NOT_CONFIGURED -> INVALID;
             case dev.jiyi.providers.ProviderException ignored -> PROVIDER;
             default -> INTERNAL;
         };

@@ -8,6 +8,7 @@ import dev.jiyi.authority.EventSubmission;
 import dev.jiyi.authority.Extraction;
 import dev.jiyi.authority.ExtractionBatch;
 import dev.jiyi.authority.InvalidInputException;
+import dev.jiyi.authority.JiyiException;
 import dev.jiyi.authority.Kind;
 import dev.jiyi.authority.Memory;
 import dev.jiyi.authority.NotFoundException;
@@ -46,7 +47,10 @@ public final class Ingest {
         ALREADY_EXTRACTED,
         /** Extraction failed or cannot run; the event is saved and pending (X2). */
         PENDING,
-        /** Reference and persona events are archived, never extracted (E6). */
+        /**
+         * Never extracted: reference and persona events (E6), and events a correction amended or
+         * that already have memories (their text no longer speaks for itself: C3).
+         */
         SKIPPED,
         /** The event was deleted while its extraction was under way: nothing was derived. */
         DELETED
@@ -67,11 +71,24 @@ public final class Ingest {
      * @param reason why it is pending (sanitized), or null
      */
     public record Outcome(Event event, boolean created, Status status, List<Memory> memories, List<Rejection> rejected,
-                          String reason, Vectors vectors) {
+                          String reason, Vectors vectors, boolean endpointFailure) {
 
         public Outcome {
             memories = List.copyOf(memories);
             rejected = List.copyOf(rejected);
+        }
+
+        Outcome(Event event, boolean created, Status status, List<Memory> memories, List<Rejection> rejected,
+                String reason, Vectors vectors) {
+            this(event, created, status, memories, rejected, reason, vectors, false);
+        }
+
+        /**
+         * True when extraction is pending because of the endpoint (unreachable, a timeout, a rate
+         * limit, a server error, none configured) rather than this event: work after it waits too.
+         */
+        public boolean stopsQueue() {
+            return status == Status.PENDING && endpointFailure;
         }
     }
 
@@ -128,8 +145,10 @@ public final class Ingest {
 
     /**
      * {@code retry}: extracts the scope's pending events in order. It stops at the first failure
-     * that is about the endpoint rather than the event (unreachable, timeout, HTTP error), so that a
-     * down endpoint costs one timeout, not one per event; the rest stay pending.
+     * that is about the endpoint rather than the event (unreachable, timeout, rate limit, server
+     * error), so that a down endpoint costs one timeout, not one per event; the rest stay pending.
+     * A failure about one event (an unusable answer, an HTTP 400 such as a context-length refusal)
+     * does not stop it: one event the model refuses never blocks the others.
      */
     public Retry retryPending(Scope scope) {
         checkConfiguration();
@@ -144,7 +163,7 @@ public final class Ingest {
                 Outcome outcome = extract(event, false);
                 outcomes.add(outcome);
                 after = event.sequence();
-                if (outcome.status() == Status.PENDING && !outcome.reason().startsWith(MALFORMED_PREFIX)) {
+                if (outcome.stopsQueue()) {
                     int untried = 0;
                     for (List<Event> rest = authority.pendingExtractions(scope, after, PAGE); !rest.isEmpty();
                          rest = authority.pendingExtractions(scope, after, PAGE)) {
@@ -161,6 +180,19 @@ public final class Ingest {
 
     /** The reason prefix of an answer that was received but unusable: about this event, not the endpoint. */
     static final String MALFORMED_PREFIX = "extraction answer unusable: ";
+
+    /**
+     * Whether a failure is about the endpoint rather than the event: HTTP 400, 413 and 422 (a
+     * request the model refuses, such as one over its context length) and an unusable answer are
+     * the event's; everything else (network, timeout, 401, 403, 404, 408, 429, 5xx) the endpoint's.
+     */
+    static boolean aboutEndpoint(ProviderException e) {
+        return switch (e.kind()) {
+            case MALFORMED_ANSWER -> false;
+            case HTTP_STATUS -> !(e.status() == 400 || e.status() == 413 || e.status() == 422);
+            default -> true;
+        };
+    }
 
     /**
      * Extracts one stored event, whatever its state: done returns the existing result (X5). An
@@ -183,7 +215,8 @@ public final class Ingest {
                         null, Vectors.NONE);
             }
             case "skipped" -> {
-                return new Outcome(event, created, Status.SKIPPED, List.of(), List.of(), null, Vectors.NONE);
+                return new Outcome(event, created, Status.SKIPPED, List.of(), List.of(), event.extractionError(),
+                        Vectors.NONE);
             }
             default -> {
                 // none (never asked) is queued by the callers; pending is the normal case
@@ -191,34 +224,45 @@ public final class Ingest {
         }
         Extractor model = extractor();
         if (model == null) {
-            return pending(event, created, ProviderSettings.NO_EXTRACTOR);
+            return pending(event, created, ProviderSettings.NO_EXTRACTOR, true);
+        }
+        // Read again just before the call: a page of pending events may be minutes old, and text
+        // deleted meanwhile must never be sent anywhere (D1); one extracted meanwhile needs no call.
+        Event current = authority.event(event.scope(), event.id()).orElseThrow(() -> new NotFoundException("event", event.id()));
+        if (current.extraction().equals("done") || current.extraction().equals("skipped")) {
+            return extractStored(current, created);
         }
         ExtractionAnswer answer;
         try {
-            answer = model.extract(new ExtractionInput(event.id(), event.role().code(), event.category().code(),
-                    Times.format(event.occurredAt()), event.text()));
+            answer = model.extract(new ExtractionInput(current.id(), current.role().code(), current.category().code(),
+                    Times.format(current.occurredAt()), current.text()));
         } catch (ProviderException e) {
             String reason = e.kind() == ProviderException.Kind.MALFORMED_ANSWER ? MALFORMED_PREFIX + e.getMessage()
                     : e.getMessage();
-            return pending(event, created, reason);
+            return pending(current, created, reason, aboutEndpoint(e));
         }
-        Extraction extraction = authority.applyExtraction(event.scope(), event.id(), batch(event, model, answer));
+        Extraction extraction = authority.applyExtraction(current.scope(), current.id(), batch(current, model, answer));
         if (extraction.duplicate()) {
             return new Outcome(extraction.event(), created, Status.ALREADY_EXTRACTED, extraction.memories(),
                     extraction.rejected(), null, Vectors.NONE);
+        }
+        if (extraction.event().extraction().equals("skipped")) {
+            // Amended or already derived by hand meanwhile: its text no longer speaks for itself (C3).
+            return new Outcome(extraction.event(), created, Status.SKIPPED, List.of(), List.of(),
+                    extraction.event().extractionError(), Vectors.NONE);
         }
         return new Outcome(extraction.event(), created, Status.EXTRACTED, extraction.memories(), extraction.rejected(),
                 null, embed(extraction.memories()));
     }
 
-    private Outcome pending(Event event, boolean created, String reason) {
+    private Outcome pending(Event event, boolean created, String reason, boolean endpointFailure) {
         authority.markExtractionPending(event.id(), reason);
-        Event now = authority.event(event.scope(), event.id()).orElse(event);
-        if (now.extraction().equals("done")) {
+        Event now = authority.event(event.scope(), event.id()).orElseThrow(() -> new NotFoundException("event", event.id()));
+        if (!now.extraction().equals("pending")) {
             // Another process completed it meanwhile: that result stands (X5).
             return extractStored(now, created);
         }
-        return new Outcome(now, created, Status.PENDING, List.of(), List.of(), reason, Vectors.NONE);
+        return new Outcome(now, created, Status.PENDING, List.of(), List.of(), reason, Vectors.NONE, endpointFailure);
     }
 
     /**
@@ -285,7 +329,9 @@ public final class Ingest {
             VectorCache.Stored stored = authority.storeVectors(model.fingerprint(), computed);
             return new Vectors(stored.stored(), memories.size() - stored.stored(),
                     stored.skipped() == 0 ? null : "memories changed before their vectors were stored");
-        } catch (ProviderException e) {
+        } catch (ProviderException | JiyiException e) {
+            // A model failure, a mistake in the embedding settings or a busy database: the memories
+            // are saved either way (V2); the message is jiyi's own (field and rule, or provider words).
             return new Vectors(0, memories.size(), e.getMessage());
         }
     }

@@ -23,21 +23,31 @@ public final class Jiyi implements AutoCloseable {
     private final Home home;
     private final Authority authority;
     private final Fts5Index fts5;
-    private final Config config;
+    private final Map<String, String> env;
+    private Config config;
     private Embedder embedder;
 
-    private Jiyi(Home home, Authority authority, Fts5Index fts5, Config config) {
+    private Jiyi(Home home, Authority authority, Fts5Index fts5, Map<String, String> env) {
         this.home = home;
         this.authority = authority;
         this.fts5 = fts5;
-        this.config = config;
+        this.env = Map.copyOf(env);
     }
 
-    /** Opens the home with settings from its config.properties and this environment. */
+    /**
+     * Opens the home. Settings (its config.properties and this environment) are read when first
+     * needed, so that a broken settings file never stands between an operator and delete or doctor.
+     */
     public static Jiyi open(Home home, Map<String, String> env) {
-        Config config = Config.load(home, env);
         Fts5Index fts5 = new Fts5Index();
-        return new Jiyi(home, Authority.open(home.database(), List.of(fts5)), fts5, config);
+        return new Jiyi(home, Authority.open(home.database(), List.of(fts5)), fts5, env);
+    }
+
+    private synchronized Config config() {
+        if (config == null) {
+            config = Config.load(home, env);
+        }
+        return config;
     }
 
     /** Opens the home with settings from its config.properties only (no environment). */
@@ -62,7 +72,7 @@ public final class Jiyi implements AutoCloseable {
 
     /** Recall settings of this home and environment. */
     public RecallConfig recallConfig() {
-        return config.recall();
+        return config().recall();
     }
 
     /** The ingest pipeline over this engine's authority and providers. */
@@ -72,13 +82,13 @@ public final class Jiyi implements AutoCloseable {
 
     /** The extraction client, or null when none is configured. */
     public synchronized Extractor extractor() {
-        return ProviderSettings.extractor(config);
+        return ProviderSettings.extractor(config());
     }
 
     /** The embedding model (remote when configured, else the local one), created once. */
     public synchronized Embedder embedder() {
         if (embedder == null) {
-            embedder = ProviderSettings.embedder(config);
+            embedder = ProviderSettings.embedder(config());
         }
         return embedder;
     }

@@ -60,8 +60,8 @@ public final class Main {
         int code = ExitCode.of(e);
         if (e instanceof JiyiException && !(e instanceof StorageException)) {
             out.error(code, e.getMessage());
-        } else if (e instanceof StorageException) {
-            out.error(code, e.getMessage());
+        } else if (e instanceof StorageException || e instanceof dev.jiyi.providers.ProviderException) {
+            out.error(code, e.getMessage()); // provider messages are jiyi's own words (X2)
         } else {
             // Unexpected: name the failure, never echo input. The stack trace is for developers.
             out.error(code, "internal error: " + e.getClass().getName());

@@ -47,6 +47,7 @@ final class VectorReindex {
     /** @throws dev.jiyi.providers.ProviderException when the model fails; nothing is stored then */
     Report run(Scope scope) throws IOException {
         String fingerprint = embedder.fingerprint();
+        removeAbandoned();
         Path staging = Files.createTempFile(stagingDir, "vectors-", ".staging");
         try {
             int embedded = 0;
@@ -68,6 +69,28 @@ final class VectorReindex {
             Files.deleteIfExists(staging);
         }
     }
+
+    /**
+     * Deletes staging files a killed run left behind (they hold memory IDs and vectors, which must
+     * not outlive a deletion). A running reindex writes its file every few seconds, so only files
+     * untouched for {@link #ABANDONED_AFTER} go.
+     */
+    private void removeAbandoned() throws IOException {
+        java.time.Instant cutoff = java.time.Instant.now().minus(ABANDONED_AFTER);
+        try (java.util.stream.Stream<Path> files = Files.list(stagingDir)) {
+            for (Path p : files.filter(f -> f.getFileName().toString().matches("vectors-.*\\.staging")).toList()) {
+                try {
+                    if (Files.getLastModifiedTime(p).toInstant().isBefore(cutoff)) {
+                        Files.deleteIfExists(p);
+                    }
+                } catch (IOException gone) {
+                    // another run removed it first
+                }
+            }
+        }
+    }
+
+    static final java.time.Duration ABANDONED_AFTER = java.time.Duration.ofMinutes(10);
 
     private static void write(DataOutputStream out, VectorCache.Task task, float[] vector) throws IOException {
         out.writeUTF(task.memoryId());

@@ -39,6 +39,9 @@ final class OpenAiHttp {
 
     private static final MediaType JSON_TYPE = MediaType.get("application/json; charset=utf-8");
 
+    /** The largest answer read: a model's JSON is kilobytes; anything near this is not an answer. */
+    static final long MAX_ANSWER_BYTES = 16L * 1024 * 1024;
+
     private final OkHttpClient client;
     private final HttpUrl baseUrl;
     private final String apiKey;
@@ -92,7 +95,11 @@ final class OpenAiHttp {
                 throw new ProviderException(ProviderException.Kind.HTTP_STATUS, response.code(),
                         what + " answered HTTP " + response.code(), null);
             }
-            text = response.body().string();
+            okio.BufferedSource source = response.body().source();
+            if (source.request(MAX_ANSWER_BYTES + 1)) {
+                throw malformed("answered more than " + MAX_ANSWER_BYTES / (1024 * 1024) + " MiB");
+            }
+            text = source.readUtf8();
         } catch (InterruptedIOException e) {
             if (Thread.currentThread().isInterrupted()) {
                 throw new ProviderException(ProviderException.Kind.NETWORK, 0,

@@ -12,8 +12,10 @@ CREATE TABLE extractions (
     completed_at TEXT NOT NULL
 ) WITHOUT ROWID;
 
--- Semantic recall scans a scope's memories newest first; reindex pages through them in order.
-CREATE INDEX memories_scope_seq ON memories (persona_id, project_id, seq);
+-- Semantic recall scans a scope's memories newest first and counts the eligible ones; reindex
+-- pages through them in order. The index carries what eligibility needs (revocation, validity),
+-- so neither touches the memory rows.
+CREATE INDEX memories_scope_seq ON memories (persona_id, project_id, seq, revoked_at, valid_at, invalid_at);
 
 -- The vector cache becomes a rowid table keyed by the memory's row number. In migration 1's
 -- WITHOUT ROWID table every vector (2 KiB at 512 dimensions) spilled to an overflow page; now it sits
@@ -34,3 +36,5 @@ INSERT INTO embeddings_v5 (memory_seq, memory_id, fingerprint, dimensions, conte
     FROM embeddings e JOIN memories m ON m.id = e.memory_id;
 DROP TABLE embeddings;
 ALTER TABLE embeddings_v5 RENAME TO embeddings;
+-- Which memories have a vector of a fingerprint, without reading the vectors (coverage, V4).
+CREATE INDEX embeddings_fingerprint ON embeddings (fingerprint, memory_seq);
