@@ -147,7 +147,7 @@ public final class DeletionHarness implements Callable<Integer> {
         }
     }
 
-    private static <T> List<T> require(BatchResult<T> result) {
+    static <T> List<T> require(BatchResult<T> result) {
         if (result.error() != null) {
             throw new IllegalStateException("the benchmark corpus was rejected", result.error());
         }
