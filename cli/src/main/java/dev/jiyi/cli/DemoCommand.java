@@ -152,7 +152,7 @@ final class DemoCommand implements Callable<Integer> {
         out.println("(宠物 'pet' shares no word with the memory: fast recall finds nothing, semantic recall finds it:)");
         run("recall", "宠物");
         run("recall", "宠物", "--mode", "semantic", "--explain", "--limit", "3");
-        run("recall", "do I have any pets?", "--mode", "deep", "--limit", "3");
+        run("recall", "我有宠物吗", "--mode", "deep", "--limit", "3");
 
         section("8. Correcting a mistake, and forgetting on request");
         out.println("(an extraction misread the book; correcting it keeps the audit trail:)");

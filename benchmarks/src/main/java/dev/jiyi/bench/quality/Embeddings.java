@@ -1,0 +1,106 @@
+package dev.jiyi.bench.quality;
+
+import dev.jiyi.authority.Authority;
+import dev.jiyi.authority.Scope;
+import dev.jiyi.authority.VectorCache;
+import dev.jiyi.providers.Embedder;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Vectors for the semantic and deep runs: every memory of a loaded archive embedded in batches and
+ * stored in the authority's vector cache the way {@code jiyi reindex --vectors} does it (memories
+ * without a vector of the model's fingerprint, then {@code storeVectors}, which rechecks each
+ * memory's text), and an embedder that remembers the vectors of texts it has embedded, so a query
+ * is embedded once for the calibration and for every mode and threshold that follows.
+ */
+final class Embeddings {
+
+    /** Memories read and embedded per step (as {@code reindex --vectors}). */
+    static final int STEP = 256;
+
+    private Embeddings() {
+    }
+
+    /** What embedding an archive did: the vectors by memory ID, and how long it took. */
+    record Archive(Map<String, float[]> vectors, int stored, int skipped, double seconds) {
+    }
+
+    /** Embeds and stores a vector for every memory of the scopes that has none of this fingerprint. */
+    static Archive embed(Authority authority, Iterable<Scope> scopes, Embedder embedder) {
+        String fingerprint = embedder.fingerprint();
+        Map<String, float[]> vectors = new HashMap<>();
+        int stored = 0;
+        int skipped = 0;
+        long start = System.nanoTime();
+        for (Scope scope : new LinkedHashSet<>(toList(scopes))) {
+            long after = 0;
+            for (List<VectorCache.Task> tasks = authority.memoriesWithoutVectors(scope, fingerprint, after, STEP);
+                 !tasks.isEmpty(); tasks = authority.memoriesWithoutVectors(scope, fingerprint, after, STEP)) {
+                List<float[]> embedded = embedder.embed(tasks.stream().map(VectorCache.Task::text).toList());
+                List<VectorCache.NewVector> batch = new ArrayList<>(tasks.size());
+                for (int i = 0; i < tasks.size(); i++) {
+                    VectorCache.Task t = tasks.get(i);
+                    batch.add(new VectorCache.NewVector(t.memoryId(), t.contentHash(), embedded.get(i)));
+                    vectors.put(t.memoryId(), embedded.get(i));
+                }
+                VectorCache.Stored s = authority.storeVectors(fingerprint, batch);
+                stored += s.stored();
+                skipped += s.skipped();
+                after = tasks.getLast().rowId();
+            }
+        }
+        return new Archive(vectors, stored, skipped, (System.nanoTime() - start) / 1e9);
+    }
+
+    private static <T> List<T> toList(Iterable<T> items) {
+        List<T> out = new ArrayList<>();
+        items.forEach(out::add);
+        return out;
+    }
+
+    /** The dot product of two unit vectors: their cosine similarity. */
+    static double cosine(float[] a, float[] b) {
+        double s = 0;
+        for (int i = 0; i < a.length; i++) {
+            s += a[i] * b[i];
+        }
+        return s;
+    }
+
+    /**
+     * An embedder that answers a text it has embedded before from memory (same fingerprint as the
+     * one it wraps), so repeated recalls of the same question do not re-run the model.
+     */
+    static final class Caching implements Embedder {
+
+        private final Embedder model;
+        private final Map<String, float[]> cache = new ConcurrentHashMap<>();
+
+        Caching(Embedder model) {
+            this.model = model;
+        }
+
+        @Override
+        public String fingerprint() {
+            return model.fingerprint();
+        }
+
+        @Override
+        public List<float[]> embed(List<String> texts) {
+            List<String> missing = new ArrayList<>(new LinkedHashSet<>(texts.stream().filter(t -> !cache.containsKey(t)).toList()));
+            if (!missing.isEmpty()) {
+                List<float[]> vectors = model.embed(missing);
+                for (int i = 0; i < missing.size(); i++) {
+                    cache.put(missing.get(i), vectors.get(i));
+                }
+            }
+            return texts.stream().map(cache::get).toList();
+        }
+    }
+}
