@@ -210,7 +210,7 @@ public final class Recall {
                     }
                 });
         if (scanned < coverage.covered()) {
-            warnings.add("mode semantic compared the " + scanned + " most recent of " + coverage.covered()
+            warnings.add("mode " + mode + " compared the " + scanned + " most recent of " + coverage.covered()
                     + " vectors; --mode deep compares all");
         }
         if (!coverage.complete()) {
