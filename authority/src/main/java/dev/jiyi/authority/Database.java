@@ -26,7 +26,7 @@ import java.util.List;
 public final class Database {
 
     /** The schema version this build writes. */
-    public static final int SCHEMA_VERSION = 5;
+    public static final int SCHEMA_VERSION = 6;
 
     /** How much of the database file reads may map into memory. */
     static final long MMAP_BYTES = 1L << 30;
@@ -39,7 +39,8 @@ public final class Database {
             "migrations/V2__gists_cues_lookups.sql",
             "migrations/V3__capture_cursors.sql",
             "migrations/V4__fts5_secure_delete.sql",
-            "migrations/V5__extractions.sql");
+            "migrations/V5__extractions.sql",
+            "migrations/V6__change_log_vectors.sql");
 
     private Database() {
     }

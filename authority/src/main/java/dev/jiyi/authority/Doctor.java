@@ -22,6 +22,19 @@ final class Doctor {
     private Doctor() {
     }
 
+    /** Row counts of the authoritative tables, in {@link #TABLES} order. */
+    static Map<String, Long> counts(Connection c) throws SQLException {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        try (Statement s = c.createStatement()) {
+            for (String table : TABLES) {
+                try (ResultSet rs = s.executeQuery("SELECT count(*) FROM " + table)) {
+                    counts.put(table, rs.next() ? rs.getLong(1) : 0L);
+                }
+            }
+        }
+        return counts;
+    }
+
     static DoctorReport check(Connection c) throws SQLException {
         int version = Database.userVersion(c);
         List<String> integrity = new ArrayList<>();
@@ -40,11 +53,7 @@ final class Doctor {
                     violations.add(rs.getString(1) + " rowid " + rs.getLong(2) + " -> " + rs.getString(3));
                 }
             }
-            for (String table : TABLES) {
-                try (ResultSet rs = s.executeQuery("SELECT count(*) FROM " + table)) {
-                    counts.put(table, rs.next() ? rs.getLong(1) : 0L);
-                }
-            }
+            counts.putAll(counts(c));
             try (ResultSet rs = s.executeQuery("SELECT count(*) FROM events WHERE extraction_state = 'pending'")) {
                 pending = rs.next() ? rs.getLong(1) : 0L;
             }

@@ -6,7 +6,7 @@ import java.time.Instant;
  * An original, authoritative event (E1). Its text is stored exactly as submitted.
  *
  * @param sequence database-wide, strictly increasing, never reused
- * @param extraction {@code none}, {@code pending}, {@code done} or {@code skipped}
+ * @param extraction where it stands with extraction
  */
 public record Event(
         long sequence,
@@ -19,7 +19,7 @@ public record Event(
         String text,
         Instant occurredAt,
         Instant ingestedAt,
-        String extraction,
+        ExtractionState extraction,
         String extractionError,
         boolean amended) {
 }

@@ -6,10 +6,12 @@ import java.util.List;
 /**
  * A derived, atomic memory (M1) with its exact quote from the source event and its validity.
  *
+ * @param rowId its internal row number ({@code memories.seq}): what indexes key it by, never reused
  * @param emotion the assistant-expressed emotion, or null
  * @param revokedAt when a correction revoked it, or null
  */
 public record Memory(
+        long rowId,
         String id,
         Scope scope,
         String eventId,

@@ -1,13 +1,13 @@
 package dev.jiyi.authority;
 
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
 
 /**
  * A derived index kept inside the authority's write transactions (the FTS5 index): each call runs
  * on the writing connection, inside the open transaction, so the index row commits or rolls back
- * together with the authoritative row. An exception aborts the whole write.
+ * together with the authoritative row. An exception aborts the whole write. Statements go through
+ * {@link Sql#prepare}, so they are compiled once per connection.
  */
 public interface TransactionalIndex {
 
@@ -18,27 +18,36 @@ public interface TransactionalIndex {
     default void prepare() {
     }
 
+    /**
+     * Called before a write transaction, outside any lock, with what it is about to insert: the
+     * place to analyze text ahead, so that the write lock is not held while tokens are computed. A
+     * hint only: the transaction may insert other rows too (or fewer), and {@link #eventAdded} and
+     * {@link #memoryAdded} must work without it.
+     */
+    default void analyzeAhead(List<EventSubmission> events, List<MemoryDraft> memories) {
+    }
+
     /** A raw event was inserted. */
-    void eventAdded(Connection tx, Event event) throws SQLException;
+    void eventAdded(Sql tx, Event event) throws SQLException;
 
     /** A raw event is being removed (its row is still there): the same event {@link #eventAdded} got. */
-    void eventRemoved(Connection tx, Event event) throws SQLException;
+    void eventRemoved(Sql tx, Event event) throws SQLException;
 
-    /** A memory was inserted; {@code rowId} is its internal row number. */
-    void memoryAdded(Connection tx, long rowId, Memory memory) throws SQLException;
+    /** A memory was inserted; {@link Memory#rowId} is its internal row number. */
+    void memoryAdded(Sql tx, Memory memory) throws SQLException;
 
     /**
-     * A memory is being removed (its row is still there): the same memory and row number
-     * {@link #memoryAdded} got. Nothing of it may remain in the index afterwards (D1).
+     * A memory is being removed (its row is still there): the same memory {@link #memoryAdded} got.
+     * Nothing of it may remain in the index afterwards (D1).
      */
-    void memoryRemoved(Connection tx, long rowId, Memory memory) throws SQLException;
+    void memoryRemoved(Sql tx, Memory memory) throws SQLException;
 
     /**
      * Called once at the end of a permanent deletion, inside its transaction, after every
      * {@link #eventRemoved} and {@link #memoryRemoved} call, with everything that was removed: the
      * place to remove traces that per-row deletes leave behind.
      */
-    default void removalsDone(Connection tx, List<Event> events, List<Memory> memories) throws SQLException {
+    default void removalsDone(Sql tx, List<Event> events, List<Memory> memories) throws SQLException {
     }
 
     /** The name this index's state is kept under in {@code index_state}. */
@@ -57,6 +66,6 @@ public interface TransactionalIndex {
     }
 
     /** Removes every row of the index, inside the rebuild's transaction. */
-    default void clear(Connection tx) throws SQLException {
+    default void clear(Sql tx) throws SQLException {
     }
 }

@@ -52,6 +52,13 @@ public final class VectorCache {
         }
     }
 
+    /**
+     * A vector as stored, for an index that follows the change log: the memory's row and ID, and the
+     * fingerprint of the model that made it (V1).
+     */
+    public record StoredVector(long memoryRow, String memoryId, String fingerprint, float[] vector) {
+    }
+
     /** Receives the vectors of a scan, newest memory first. */
     @FunctionalInterface
     public interface Visitor {

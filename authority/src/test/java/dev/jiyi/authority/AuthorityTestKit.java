@@ -132,28 +132,29 @@ final class AuthorityTestKit {
         volatile String failOnEventText;
 
         @Override
-        public void eventAdded(Connection tx, Event event) throws SQLException {
+        public void eventAdded(Sql tx, Event event) throws SQLException {
             calls.add("event:" + event.id());
             if (failOnEventText != null && event.text().contains(failOnEventText)) {
                 throw new SQLException("index refused the event");
             }
-            log(tx, "event", event.id(), event.text());
+            log(tx.connection(), "event", event.id(), event.text());
         }
 
         @Override
-        public void eventRemoved(Connection tx, Event event) throws SQLException {
-            log(tx, "event-removed", Long.toString(event.sequence()), null);
+        public void eventRemoved(Sql tx, Event event) throws SQLException {
+            log(tx.connection(), "event-removed", Long.toString(event.sequence()), null);
         }
 
         @Override
-        public void memoryAdded(Connection tx, long rowId, Memory memory) throws SQLException {
+        public void memoryAdded(Sql tx, Memory memory) throws SQLException {
             calls.add("memory:" + memory.id());
-            log(tx, "memory", memory.id(), memory.text() + "|" + String.join("|", memory.cueKeys()));
+            log(tx.connection(), "memory", memory.id(), memory.text() + "|" + String.join("|", memory.cueKeys()));
         }
 
         @Override
-        public void memoryRemoved(Connection tx, long rowId, Memory memory) throws SQLException {
-            log(tx, "memory-removed", Long.toString(rowId), null);
+        public void memoryRemoved(Sql tx, Memory memory) throws SQLException {
+            long rowId = memory.rowId();
+            log(tx.connection(), "memory-removed", Long.toString(rowId), null);
         }
 
         private static void log(Connection tx, String what, String id, String text) throws SQLException {

@@ -46,14 +46,14 @@ class ChangeLogTest {
                     "relation:insert:" + first.id() + "->" + second.id(), "checkpoint:insert:" + cp.id(),
                     "event:update:e1");
             // Writes appear in commit order; the closing of the first fact commits with the second fact.
-            assertThat(log.get(0).entity()).isEqualTo("persona");
+            assertThat(log.get(0).entity()).isEqualTo(ChangeLog.Entity.PERSONA);
             assertThat(log.get(1).entityId()).isEqualTo("e1");
             assertThat(log.get(2).entityId()).isEqualTo(first.id());
             assertThat(log.get(3).entityId()).isEqualTo("e2");
-            assertThat(log.subList(4, 6)).extracting(ChangeLog.Entry::op).containsExactlyInAnyOrder("insert", "update");
-            assertThat(log.get(6).entity()).isEqualTo("relation");
-            assertThat(log.get(7).entity()).isEqualTo("checkpoint");
-            assertThat(log.get(8).entity()).isEqualTo("event");
+            assertThat(log.subList(4, 6)).extracting(ChangeLog.Entry::op).containsExactlyInAnyOrder(ChangeLog.Op.INSERT, ChangeLog.Op.UPDATE);
+            assertThat(log.get(6).entity()).isEqualTo(ChangeLog.Entity.RELATION);
+            assertThat(log.get(7).entity()).isEqualTo(ChangeLog.Entity.CHECKPOINT);
+            assertThat(log.get(8).entity()).isEqualTo(ChangeLog.Entity.EVENT);
             assertThat(log.get(0).projectId()).isNull();
             assertThat(log.subList(1, log.size())).allSatisfy(c -> {
                 assertThat(c.personaId()).isEqualTo("alice");

@@ -312,16 +312,16 @@ class CorrectionTest {
             final List<String> calls = new ArrayList<>();
 
             @Override
-            public void eventAdded(Connection tx, Event event) {
+            public void eventAdded(Sql tx, Event event) {
                 calls.add("event");
             }
 
             @Override
-            public void eventRemoved(Connection tx, Event event) {
+            public void eventRemoved(Sql tx, Event event) {
             }
 
             @Override
-            public void memoryAdded(Connection tx, long rowId, Memory memory) throws SQLException {
+            public void memoryAdded(Sql tx, Memory memory) throws SQLException {
                 calls.add("memory");
                 if (memory.text().contains("索引失败")) {
                     throw new SQLException("index write failed");
@@ -329,7 +329,7 @@ class CorrectionTest {
             }
 
             @Override
-            public void memoryRemoved(Connection tx, long rowId, Memory memory) {
+            public void memoryRemoved(Sql tx, Memory memory) {
             }
         }
         FailOnMemoryText index = new FailOnMemoryText();

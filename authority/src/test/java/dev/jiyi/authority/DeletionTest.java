@@ -161,26 +161,28 @@ class DeletionTest {
         boolean runtimeFailure;
 
         @Override
-        public void eventAdded(Connection tx, Event event) throws SQLException {
-            log(tx, "event-added", event.id());
+        public void eventAdded(Sql tx, Event event) throws SQLException {
+            log(tx.connection(), "event-added", event.id());
         }
 
         @Override
-        public void eventRemoved(Connection tx, Event event) throws SQLException {
+        public void eventRemoved(Sql tx, Event event) throws SQLException {
             hook(Hook.EVENT_REMOVED);
-            log(tx, "event-removed", Long.toString(event.sequence()));
+            log(tx.connection(), "event-removed", Long.toString(event.sequence()));
         }
 
         @Override
-        public void memoryAdded(Connection tx, long rowId, Memory memory) throws SQLException {
-            log(tx, "memory-added", Long.toString(rowId));
+        public void memoryAdded(Sql tx, Memory memory) throws SQLException {
+            long rowId = memory.rowId();
+            log(tx.connection(), "memory-added", Long.toString(rowId));
         }
 
         @Override
-        public void memoryRemoved(Connection tx, long rowId, Memory memory) throws SQLException {
+        public void memoryRemoved(Sql tx, Memory memory) throws SQLException {
+            long rowId = memory.rowId();
             hook(Hook.MEMORY_REMOVED);
-            log(tx, "memory-removed", Long.toString(rowId));
-            log(tx, "memory-removed-id", memory.id());
+            log(tx.connection(), "memory-removed", Long.toString(rowId));
+            log(tx.connection(), "memory-removed-id", memory.id());
         }
 
         private void hook(Hook hook) throws SQLException {

@@ -121,7 +121,7 @@ class DoctorTest {
 
             a.markExtractionPending("e1", "provider timeout after 30 s");
             Event pending = a.event(ALICE_WORK, "e1").orElseThrow();
-            assertThat(pending.extraction()).isEqualTo("pending");
+            assertThat(pending.extraction()).isEqualTo(ExtractionState.PENDING);
             assertThat(pending.extractionError()).isEqualTo("provider timeout after 30 s");
             // The text is untouched by marking.
             assertThat(pending.text()).isEqualTo("待提取 to extract");

@@ -156,24 +156,26 @@ class ExtractionApplyTest {
         }
 
         @Override
-        public void eventAdded(Connection tx, Event event) throws SQLException {
-            write(tx, "INSERT INTO events_fts (rowid, tokens) VALUES (?, ?)", event.sequence(), event.text());
+        public void eventAdded(Sql tx, Event event) throws SQLException {
+            write(tx.connection(), "INSERT INTO events_fts (rowid, tokens) VALUES (?, ?)", event.sequence(), event.text());
         }
 
         @Override
-        public void eventRemoved(Connection tx, Event event) throws SQLException {
-            write(tx, "INSERT INTO events_fts (events_fts, rowid, tokens) VALUES ('delete', ?, ?)", event.sequence(),
+        public void eventRemoved(Sql tx, Event event) throws SQLException {
+            write(tx.connection(), "INSERT INTO events_fts (events_fts, rowid, tokens) VALUES ('delete', ?, ?)", event.sequence(),
                     event.text());
         }
 
         @Override
-        public void memoryAdded(Connection tx, long rowId, Memory memory) throws SQLException {
-            write(tx, "INSERT INTO memories_fts (rowid, tokens) VALUES (?, ?)", rowId, memory.text());
+        public void memoryAdded(Sql tx, Memory memory) throws SQLException {
+            long rowId = memory.rowId();
+            write(tx.connection(), "INSERT INTO memories_fts (rowid, tokens) VALUES (?, ?)", rowId, memory.text());
         }
 
         @Override
-        public void memoryRemoved(Connection tx, long rowId, Memory memory) throws SQLException {
-            write(tx, "INSERT INTO memories_fts (memories_fts, rowid, tokens) VALUES ('delete', ?, ?)", rowId,
+        public void memoryRemoved(Sql tx, Memory memory) throws SQLException {
+            long rowId = memory.rowId();
+            write(tx.connection(), "INSERT INTO memories_fts (memories_fts, rowid, tokens) VALUES ('delete', ?, ?)", rowId,
                     memory.text());
         }
 
@@ -195,7 +197,7 @@ class ExtractionApplyTest {
         try {
             SubmitResult r = a.submitForExtraction(event("e5-1", CJK_SCOPE, Role.USER, USER_TEXT));
             assertThat(r.created()).isTrue();
-            assertThat(r.event().extraction()).isEqualTo("pending");
+            assertThat(r.event().extraction()).isEqualTo(ExtractionState.PENDING);
             assertThat(r.event().extractionError()).isNull();
             assertThat(r.event().text()).isEqualTo(USER_TEXT);
 
@@ -231,18 +233,17 @@ class ExtractionApplyTest {
                     t("2024-05-01T10:00:00+08:00")));
             SubmitResult conv = a.submitForExtraction(event("conv-1", ALICE_WORK, Role.USER, USER_TEXT));
 
-            assertThat(ref.event().extraction()).isEqualTo("skipped");
-            assertThat(persona.event().extraction()).isEqualTo("skipped");
-            assertThat(conv.event().extraction()).isEqualTo("pending");
+            assertThat(ref.event().extraction()).isEqualTo(ExtractionState.SKIPPED);
+            assertThat(persona.event().extraction()).isEqualTo(ExtractionState.SKIPPED);
+            assertThat(conv.event().extraction()).isEqualTo(ExtractionState.PENDING);
             assertThat(strings(db(), "SELECT id || '=' || extraction_state FROM events ORDER BY sequence"))
                     .containsExactly("ref-1=skipped", "per-1=skipped", "conv-1=pending");
             assertThat(a.pendingExtractions(ALICE_WORK, 0, 10)).extracting(Event::id).containsExactly("conv-1");
 
             // requesting it again, or re-submitting it, never makes reference material pending
-            assertThat(a.requestExtraction(ALICE_WORK, "ref-1").extraction()).isEqualTo("skipped");
+            assertThat(a.requestExtraction(ALICE_WORK, "ref-1").extraction()).isEqualTo(ExtractionState.SKIPPED);
             assertThat(a.submitForExtraction(reference("ref-1", ALICE_WORK,
-                    "《杭州旅游指南》Hangzhou travel guide: 西湖十景 West Lake's ten views")).event().extraction())
-                    .isEqualTo("skipped");
+                    "《杭州旅游指南》Hangzhou travel guide: 西湖十景 West Lake's ten views")).event().extraction()).isEqualTo(ExtractionState.SKIPPED);
             a.markExtractionPending("per-1", "provider timeout");
             assertThat(strings(db(), "SELECT extraction_state FROM events WHERE id IN ('ref-1', 'per-1')"))
                     .containsOnly("skipped");
@@ -269,10 +270,10 @@ class ExtractionApplyTest {
             assertThat(again1.created()).isFalse();
             assertThat(again2.created()).isFalse();
             assertThat(again1.event().sequence()).isEqualTo(first.sequence());
-            assertThat(again1.event().extraction()).isEqualTo("pending");
+            assertThat(again1.event().extraction()).isEqualTo(ExtractionState.PENDING);
             assertThat(again1.event().extractionError()).isEqualTo("provider returned HTTP 503");
             assertThat(again2.event().sequence()).isEqualTo(second.sequence());
-            assertThat(again2.event().extraction()).isEqualTo("done");
+            assertThat(again2.event().extraction()).isEqualTo(ExtractionState.DONE);
             assertThat(dump(db())).as("nothing changed").isEqualTo(before);
             assertThat(a.pendingExtractions(ALICE_WORK, 0, 10)).extracting(Event::id).containsExactly("re-1");
             assertThat(a.extraction(ALICE_WORK, second.id()).orElseThrow().memories()).extracting(Memory::id)
@@ -288,16 +289,16 @@ class ExtractionApplyTest {
                     .event();
             Event other = a.submitEvent(event("plain-2", ALICE_HOME, Role.ASSISTANT, "好的，一路顺风 have a good trip"))
                     .event();
-            assertThat(plain.extraction()).isEqualTo("none");
+            assertThat(plain.extraction()).isEqualTo(ExtractionState.NONE);
             assertThat(a.pendingExtractions(ALICE_HOME, 0, 10)).isEmpty();
 
             SubmitResult resubmitted = a.submitForExtraction(event("plain-1", ALICE_HOME, Role.USER,
                     "明天去上海出差 business trip tomorrow"));
             assertThat(resubmitted.created()).isFalse();
-            assertThat(resubmitted.event().extraction()).isEqualTo("pending");
+            assertThat(resubmitted.event().extraction()).isEqualTo(ExtractionState.PENDING);
             assertThat(state(plain)).isEqualTo("pending");
 
-            assertThat(a.requestExtraction(ALICE_HOME, other.id()).extraction()).isEqualTo("pending");
+            assertThat(a.requestExtraction(ALICE_HOME, other.id()).extraction()).isEqualTo(ExtractionState.PENDING);
             assertThat(a.pendingExtractions(ALICE_HOME, 0, 10)).extracting(Event::id).containsExactly("plain-1", "plain-2");
             assertThatThrownBy(() -> a.requestExtraction(ALICE_WORK, other.id())).isInstanceOf(NotFoundException.class);
         }
@@ -371,7 +372,7 @@ class ExtractionApplyTest {
             Extraction x = a.applyExtraction(ALICE_WORK, user.id(), batch("sha256:x3", proposed, rejected));
 
             assertThat(x.duplicate()).isFalse();
-            assertThat(x.event().extraction()).isEqualTo("done");
+            assertThat(x.event().extraction()).isEqualTo(ExtractionState.DONE);
             assertThat(x.memories()).extracting(Memory::text).containsExactlyInAnyOrder(
                     "用户搬到了杭州 the user moved to Hangzhou",
                     "用户周末可能去爬山 the user probably hikes on weekends",
@@ -610,7 +611,7 @@ class ExtractionApplyTest {
                 assertThat(d.duplicate()).isTrue();
                 assertThat(ids(d.memories())).isEqualTo(ids(x.memories()));
                 assertThat(d.rejected()).isEqualTo(x.rejected());
-                assertThat(d.event().extraction()).isEqualTo("done");
+                assertThat(d.event().extraction()).isEqualTo(ExtractionState.DONE);
                 assertThat(d.event().id()).isEqualTo(user.id());
             }
             assertThat(count(db(), "SELECT count(*) FROM memories")).isEqualTo(memories);
@@ -622,7 +623,7 @@ class ExtractionApplyTest {
 
             // a retry after success: requeueing is refused quietly and nothing becomes pending
             a.markExtractionPending(user.id(), "late failure report");
-            assertThat(a.requestExtraction(ALICE_WORK, user.id()).extraction()).isEqualTo("done");
+            assertThat(a.requestExtraction(ALICE_WORK, user.id()).extraction()).isEqualTo(ExtractionState.DONE);
             assertThat(a.pendingExtractions(ALICE_WORK, 0, 10)).isEmpty();
             assertThat(dump(db())).isEqualTo(before);
         }
@@ -715,7 +716,7 @@ class ExtractionApplyTest {
                     .isEqualTo("provider error: HTTP 500 (body omitted)");
             a.markExtractionPending(queuedEvent.id(), "提供方超时 provider timeout after 30 s");
             Event reread = a.event(CJK_SCOPE, queuedEvent.id()).orElseThrow();
-            assertThat(reread.extraction()).isEqualTo("pending");
+            assertThat(reread.extraction()).isEqualTo(ExtractionState.PENDING);
             assertThat(reread.extractionError()).isEqualTo("提供方超时 provider timeout after 30 s");
             assertThat(error(queuedEvent)).isEqualTo("提供方超时 provider timeout after 30 s");
 
@@ -795,7 +796,7 @@ class ExtractionApplyTest {
                     assertThat(page.size()).isLessThanOrEqualTo(limit);
                     assertThat(page).allSatisfy(e -> {
                         assertThat(e.scope()).isEqualTo(scope);
-                        assertThat(e.extraction()).isEqualTo("pending");
+                        assertThat(e.extraction()).isEqualTo(ExtractionState.PENDING);
                     });
                     assertThat(page).extracting(Event::sequence).isSorted().allMatch(seq -> seq > 0);
                     if (page.isEmpty()) {
@@ -870,7 +871,7 @@ class ExtractionApplyTest {
 
             SubmitResult again = a.submitForExtraction(s);
             assertThat(again.created()).isTrue();
-            assertThat(again.event().extraction()).isEqualTo("pending");
+            assertThat(again.event().extraction()).isEqualTo(ExtractionState.PENDING);
             assertThat(again.event().sequence()).isGreaterThan(kept.sequence());
             assertThat(a.extraction(ALICE_WORK, user.id())).isEmpty();
             assertThat(a.pendingExtractions(ALICE_WORK, 0, 10)).extracting(Event::id).containsExactly(user.id());
@@ -902,7 +903,7 @@ class ExtractionApplyTest {
             assertThat(ftsRows()).isEmpty();
             SubmitResult again = a.submitForExtraction(s);
             assertThat(again.created()).isTrue();
-            assertThat(again.event().extraction()).isEqualTo("pending");
+            assertThat(again.event().extraction()).isEqualTo(ExtractionState.PENDING);
             assertThat(again.event().sequence()).isGreaterThan(user.sequence());
             assertThat(a.extraction(CJK_SCOPE, user.id())).isEmpty();
         }

@@ -26,7 +26,7 @@ class IndexHookAtomicityTest {
         boolean fail;
 
         @Override
-        public void eventAdded(Connection tx, Event event) throws SQLException {
+        public void eventAdded(Sql tx, Event event) throws SQLException {
             calls.add("event:" + event.id());
             if (fail) {
                 throw new SQLException("index write failed");
@@ -34,12 +34,12 @@ class IndexHookAtomicityTest {
         }
 
         @Override
-        public void eventRemoved(Connection tx, Event event) {
+        public void eventRemoved(Sql tx, Event event) {
             calls.add("event-removed:" + event.sequence());
         }
 
         @Override
-        public void memoryAdded(Connection tx, long rowId, Memory memory) throws SQLException {
+        public void memoryAdded(Sql tx, Memory memory) throws SQLException {
             calls.add("memory:" + memory.id());
             if (fail) {
                 throw new SQLException("index write failed");
@@ -47,7 +47,8 @@ class IndexHookAtomicityTest {
         }
 
         @Override
-        public void memoryRemoved(Connection tx, long rowId, Memory memory) {
+        public void memoryRemoved(Sql tx, Memory memory) {
+            long rowId = memory.rowId();
             calls.add("memory-removed:" + rowId);
         }
     }

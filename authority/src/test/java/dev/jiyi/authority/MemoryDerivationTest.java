@@ -390,7 +390,7 @@ class MemoryDerivationTest {
             assertThat(r.committed()).extracting(Memory::text).containsExactly("王芳30岁", "Bob runs");
             assertThat(a.memory(ALICE_WORK, r.committed().get(0).id())).contains(r.committed().get(0));
             assertThat(a.memory(BOB_WORK, r.committed().get(1).id())).contains(r.committed().get(1));
-            assertThat(a.changesAfter(0, 100)).filteredOn(c -> c.entity().equals("memory"))
+            assertThat(a.changesAfter(0, 100)).filteredOn(c -> c.entity() == ChangeLog.Entity.MEMORY)
                     .extracting(ChangeLog.Entry::entityId)
                     .containsExactly(r.committed().get(0).id(), r.committed().get(1).id());
         }

@@ -13,15 +13,12 @@ import dev.jiyi.authority.MemoryDraft;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.cli.Home;
 import dev.jiyi.cli.Jiyi;
+import dev.jiyi.fts5.Fts5Index;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -128,20 +125,22 @@ public final class DeletionHarness implements Callable<Integer> {
             java.util.Collections.shuffle(targets, random);
             int merges = 0;
             for (int i = 0; i < k; i++) {
-                int[] before = segments(home);
+                Fts5Index.Segments before = jiyi.authority().read(Fts5Index::segments);
                 long t = System.nanoTime();
                 Deletion d = jiyi.authority().deleteEvent(Scope.DEFAULT, targets.get(i));
                 each[i] = System.nanoTime() - t;
                 removed += d.eventIds().size() + d.memoryIds().size();
-                int[] after = segments(home);
-                for (int table = 0; table < 2; table++) {
-                    if (before[table] > 1 && after[table] == 1) {
-                        merges++; // the page-key check merged the table to purge a trace
-                    }
+                Fts5Index.Segments after = jiyi.authority().read(Fts5Index::segments);
+                // the page-key check merged a table to purge a trace
+                if (before.events() > 1 && after.events() == 1) {
+                    merges++;
+                }
+                if (before.memories() > 1 && after.memories() == 1) {
+                    merges++;
                 }
             }
             Arrays.sort(each);
-            long rebuild = rebuild(home);
+            long rebuild = rebuild(jiyi);
             return new Result(size, memories, scratch.databaseBytes(), IngestHarness.percentile(each, 50),
                     IngestHarness.percentile(each, 95), each[k - 1], rebuild, removed / (double) k, merges);
         }
@@ -154,35 +153,13 @@ public final class DeletionHarness implements Callable<Integer> {
         return result.committed();
     }
 
-    /** Segments of events_fts and memories_fts (distinct segment IDs in their b-tree key tables). */
-    private static int[] segments(Home home) {
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + home.database());
-             Statement s = c.createStatement()) {
-            int[] out = new int[2];
-            String[] tables = {"events_fts_idx", "memories_fts_idx"};
-            for (int i = 0; i < 2; i++) {
-                try (var rs = s.executeQuery("SELECT count(DISTINCT segid) FROM " + tables[i])) {
-                    out[i] = rs.next() ? rs.getInt(1) : 0;
-                }
-            }
-            return out;
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot count FTS5 segments", e);
-        }
-    }
-
     /**
      * Marks the FTS5 index stale and times opening the home, which rebuilds it from the stored text.
-     * Runs while the harness's own connection is still open, as a second connection would.
+     * Runs while the harness's own connection is still open, as a second process would.
      */
-    private static long rebuild(Home home) {
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + home.database());
-             Statement s = c.createStatement()) {
-            s.execute("PRAGMA busy_timeout = 30000");
-            s.execute("UPDATE index_state SET version = 'stale' WHERE name = 'fts5'");
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot mark the index stale", e);
-        }
+    private static long rebuild(Jiyi jiyi) {
+        Home home = jiyi.home();
+        jiyi.authority().markIndexStale("fts5");
         long t = System.nanoTime();
         try (Jiyi reopened = Jiyi.open(home)) {
             return System.nanoTime() - t;

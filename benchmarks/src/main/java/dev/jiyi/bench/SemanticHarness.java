@@ -318,7 +318,7 @@ public final class SemanticHarness implements Callable<Integer> {
             Authority authority = jiyi.authority();
             Build build = build(authority, new ChatCorpus(seed, "semantic" + size), size, source, embedder);
             RecallConfig config = RecallConfig.DEFAULT;
-            Recall recall = new Recall(authority, jiyi.candidateIndex("fts5"), config, Clock.systemUTC(), () -> embedder);
+            Recall recall = new Recall(authority, jiyi.recallIndex("fts5"), config, Clock.systemUTC(), () -> embedder);
 
             for (String q : warmup) {
                 for (RecallMode mode : MODES) {

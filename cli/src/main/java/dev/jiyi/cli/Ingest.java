@@ -6,6 +6,7 @@ import dev.jiyi.authority.Emotion;
 import dev.jiyi.authority.Event;
 import dev.jiyi.authority.EventSubmission;
 import dev.jiyi.authority.Extraction;
+import dev.jiyi.authority.ExtractionState;
 import dev.jiyi.authority.ExtractionBatch;
 import dev.jiyi.authority.InvalidInputException;
 import dev.jiyi.authority.JiyiException;
@@ -209,17 +210,17 @@ public final class Ingest {
 
     private Outcome extractStored(Event event, boolean created) {
         switch (event.extraction()) {
-            case "done" -> {
+            case DONE -> {
                 Extraction existing = authority.extraction(event.scope(), event.id()).orElseThrow();
                 return new Outcome(event, created, Status.ALREADY_EXTRACTED, existing.memories(), existing.rejected(),
                         null, Vectors.NONE);
             }
-            case "skipped" -> {
+            case SKIPPED -> {
                 return new Outcome(event, created, Status.SKIPPED, List.of(), List.of(), event.extractionError(),
                         Vectors.NONE);
             }
             default -> {
-                // none (never asked) is queued by the callers; pending is the normal case
+                // NONE (never asked) is queued by the callers; PENDING is the normal case
             }
         }
         Extractor model = extractor();
@@ -229,7 +230,7 @@ public final class Ingest {
         // Read again just before the call: a page of pending events may be minutes old, and text
         // deleted meanwhile must never be sent anywhere (D1); one extracted meanwhile needs no call.
         Event current = authority.event(event.scope(), event.id()).orElseThrow(() -> new NotFoundException("event", event.id()));
-        if (current.extraction().equals("done") || current.extraction().equals("skipped")) {
+        if (current.extraction() == ExtractionState.DONE || current.extraction() == ExtractionState.SKIPPED) {
             return extractStored(current, created);
         }
         ExtractionAnswer answer;
@@ -246,7 +247,7 @@ public final class Ingest {
             return new Outcome(extraction.event(), created, Status.ALREADY_EXTRACTED, extraction.memories(),
                     extraction.rejected(), null, Vectors.NONE);
         }
-        if (extraction.event().extraction().equals("skipped")) {
+        if (extraction.event().extraction() == ExtractionState.SKIPPED) {
             // Amended or already derived by hand meanwhile: its text no longer speaks for itself (C3).
             return new Outcome(extraction.event(), created, Status.SKIPPED, List.of(), List.of(),
                     extraction.event().extractionError(), Vectors.NONE);
@@ -258,7 +259,7 @@ public final class Ingest {
     private Outcome pending(Event event, boolean created, String reason, boolean endpointFailure) {
         authority.markExtractionPending(event.id(), reason);
         Event now = authority.event(event.scope(), event.id()).orElseThrow(() -> new NotFoundException("event", event.id()));
-        if (!now.extraction().equals("pending")) {
+        if (now.extraction() != ExtractionState.PENDING) {
             // Another process completed it meanwhile: that result stands (X5).
             return extractStored(now, created);
         }

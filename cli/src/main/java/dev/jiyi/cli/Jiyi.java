@@ -1,8 +1,9 @@
 package dev.jiyi.cli;
 
 import dev.jiyi.authority.Authority;
-import dev.jiyi.authority.CandidateIndex;
+import dev.jiyi.authority.ExactVectorScan;
 import dev.jiyi.authority.InvalidInputException;
+import dev.jiyi.authority.RecallIndex;
 import dev.jiyi.fts5.Fts5Index;
 import dev.jiyi.providers.Embedder;
 import dev.jiyi.providers.Extractor;
@@ -22,7 +23,7 @@ public final class Jiyi implements AutoCloseable {
 
     private final Home home;
     private final Authority authority;
-    private final Fts5Index fts5;
+    private final RecallIndex fts5;
     private final Map<String, String> env;
     private Config config;
     private Embedder embedder;
@@ -30,7 +31,7 @@ public final class Jiyi implements AutoCloseable {
     private Jiyi(Home home, Authority authority, Fts5Index fts5, Map<String, String> env) {
         this.home = home;
         this.authority = authority;
-        this.fts5 = fts5;
+        this.fts5 = new RecallIndex(fts5, new ExactVectorScan());
         this.env = Map.copyOf(env);
     }
 
@@ -57,11 +58,14 @@ public final class Jiyi implements AutoCloseable {
 
     /** Recall over the named index ({@code fts5}; {@code lucene} arrives with its module). */
     public Recall recall(String indexName, RecallConfig config, Clock clock) {
-        return new Recall(authority, candidateIndex(indexName), config, clock, this::embedder);
+        return new Recall(authority, recallIndex(indexName), config, clock, this::embedder);
     }
 
-    /** The named candidate index: {@code fts5} (the default when null). */
-    public CandidateIndex candidateIndex(String indexName) {
+    /**
+     * The named index recall searches: {@code fts5} (the default when null), paired with the exact
+     * scan of the vector cache.
+     */
+    public RecallIndex recallIndex(String indexName) {
         if (indexName != null && !indexName.equals("fts5")) {
             throw new InvalidInputException("index", indexName.equals("lucene")
                     ? "lucene is not available in this build yet; use fts5"

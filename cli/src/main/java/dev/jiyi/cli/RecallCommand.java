@@ -8,7 +8,10 @@ import dev.jiyi.ranking.Recall;
 import dev.jiyi.ranking.RecallMode;
 import dev.jiyi.ranking.RecallRequest;
 import dev.jiyi.ranking.RecallResult;
+import dev.jiyi.ranking.Evidence;
+import dev.jiyi.ranking.Presentation;
 import dev.jiyi.ranking.RecalledItem;
+import dev.jiyi.ranking.Status;
 import dev.jiyi.ranking.Signal;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -175,7 +178,7 @@ final class RecallCommand extends Verb {
         m.put("source_event_id", i.sourceEventId());
         m.put("score", round(i.score()));
         m.put("text", i.text());
-        m.put("presentation", i.presentation());
+        m.put("presentation", i.presentation().code());
         if (i.type() == RecalledItem.Type.RAW_EVENT) {
             m.put("label", "raw_event");
             m.put("category", i.category().code());
@@ -187,9 +190,9 @@ final class RecallCommand extends Verb {
             m.put("invalid_at", Times.format(i.validity().invalidAt()));
         }
         m.put("time_label", i.timeLabel());
-        m.put("status", i.status());
+        m.put("status", i.status().code());
         m.put("truncated", i.truncated());
-        m.put("evidence", i.evidence());
+        m.put("evidence", i.evidence().code());
         if (explain) {
             Map<String, Object> signals = new LinkedHashMap<>();
             for (Signal s : i.signals()) {
@@ -219,7 +222,7 @@ final class RecallCommand extends Verb {
             n++;
             String label = i.type() == RecalledItem.Type.RAW_EVENT
                     ? "raw_event, " + i.category().code() + (i.truncated() ? ", truncated" : "")
-                    : i.kind().code() + (i.presentation().equals("full") ? "" : ", " + i.presentation().replace('_', ' '));
+                    : i.kind().code() + (i.presentation() == Presentation.FULL ? "" : ", " + i.presentation().code().replace('_', ' '));
             out.text(String.format(Locale.ROOT, "%2d. [%s] %s", n, label, oneLine(i.text())));
             StringBuilder meta = new StringBuilder("    score ").append(String.format(Locale.ROOT, "%.3f", i.score()))
                     .append(" · ").append(i.timeLabel()).append(" · event ").append(i.sourceEventId());
@@ -227,11 +230,11 @@ final class RecallCommand extends Verb {
                 meta.append(" · ").append(i.memoryId()).append(" · ").append(i.basis().code())
                         .append(" · confidence ").append(i.confidence());
             }
-            if (!i.status().equals("current")) {
-                meta.append(" · ").append(i.status().toUpperCase(Locale.ROOT));
+            if (i.status() != Status.CURRENT) {
+                meta.append(" · ").append(i.status().code().toUpperCase(Locale.ROOT));
             }
-            if (!i.evidence().equals("memory") && !i.evidence().equals("raw_event")) {
-                meta.append(" · via ").append(i.evidence().replace('_', ' '));
+            if (i.evidence() != Evidence.MEMORY && i.evidence() != Evidence.RAW_EVENT) {
+                meta.append(" · via ").append(i.evidence().code().replace('_', ' '));
             }
             out.text(meta.toString());
             if (explain) {

@@ -37,7 +37,7 @@ final class Views {
         m.put("text", e.text());
         m.put("occurred_at", Times.format(e.occurredAt()));
         m.put("ingested_at", Times.format(e.ingestedAt()));
-        m.put("extraction", e.extraction());
+        m.put("extraction", e.extraction().code());
         m.put("extraction_error", e.extractionError());
         m.put("amended", e.amended());
         return m;

@@ -2,13 +2,18 @@ package dev.jiyi.fts5;
 
 import dev.jiyi.analysis.ChineseTokens;
 import dev.jiyi.authority.Candidate;
-import dev.jiyi.authority.CandidateIndex;
+import dev.jiyi.authority.Eligibility;
 import dev.jiyi.authority.Event;
-import dev.jiyi.authority.Scope;
+import dev.jiyi.authority.EventSubmission;
+import dev.jiyi.authority.LexicalIndex;
 import dev.jiyi.authority.Memory;
+import dev.jiyi.authority.MemoryDraft;
+import dev.jiyi.authority.Scope;
+import dev.jiyi.authority.Snapshot;
+import dev.jiyi.authority.Sql;
+import dev.jiyi.authority.StorageException;
 import dev.jiyi.authority.TransactionalIndex;
 
-import java.sql.Connection;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -16,16 +21,28 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The FTS5 index: {@code memories_fts} and {@code events_fts} rows written and removed inside the
  * authority's transactions, holding the analysis module's tokens (jieba index mode + CJK unigrams)
  * as space-separated text. Row IDs are {@code memories.seq} and {@code events.sequence}.
  */
-public final class Fts5Index implements TransactionalIndex, CandidateIndex {
+public final class Fts5Index implements TransactionalIndex, LexicalIndex {
 
     private static final String SCOPE_PREFIX = "jiyiscope";
+
+    /**
+     * Tokens computed ahead of a write transaction ({@link #analyzeAhead}), by the text they were
+     * computed from; taken out when the row is written. Per thread, because the write that asked for
+     * them runs on the thread that asked (an authority is used by one thread at a time), and another
+     * authority sharing this index must not empty it. A cache only: a text not in it is analyzed in
+     * the transaction, and it is emptied before each write, so it never outgrows one batch. The
+     * tokens of a text are a function of the text, so a stale entry is still right.
+     */
+    private final ThreadLocal<Map<String, String>> analyzed = ThreadLocal.withInitial(HashMap::new);
 
     /**
      * This index's format and analysis. Rows are written and deleted with the tokens computed from
@@ -46,17 +63,34 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
         ChineseTokens.warmUp();
     }
 
+    /**
+     * Analyzes the texts of the rows a write is about to insert, before it takes the write lock:
+     * jieba segmentation is most of the cost of indexing a row.
+     */
     @Override
-    public void clear(Connection tx) throws SQLException {
-        try (java.sql.Statement s = tx.createStatement()) {
-            s.execute("INSERT INTO memories_fts (memories_fts) VALUES ('delete-all')");
-            s.execute("INSERT INTO events_fts (events_fts) VALUES ('delete-all')");
+    public void analyzeAhead(List<EventSubmission> events, List<MemoryDraft> memories) {
+        Map<String, String> ahead = analyzed.get();
+        ahead.clear();
+        for (EventSubmission e : events) {
+            ahead.put(e.text(), contentTokens(e.text()));
+        }
+        for (MemoryDraft d : memories) {
+            String text = memoryText(d.text(), d.quote(), d.subject(), d.gist(), d.cueKeys());
+            ahead.put(text, contentTokens(text));
         }
     }
 
     @Override
-    public void eventAdded(Connection tx, Event event) throws SQLException {
-        write(tx, "INSERT INTO events_fts (rowid, tokens) VALUES (?, ?)", event.sequence(), eventRow(event));
+    public void clear(Sql tx) throws SQLException {
+        analyzed.get().clear();
+        tx.execute("INSERT INTO memories_fts (memories_fts) VALUES ('delete-all')");
+        tx.execute("INSERT INTO events_fts (events_fts) VALUES ('delete-all')");
+    }
+
+    @Override
+    public void eventAdded(Sql tx, Event event) throws SQLException {
+        write(tx, "INSERT INTO events_fts (rowid, tokens) VALUES (?, ?)", event.sequence(),
+                scopeToken(event.scope()) + " " + tokensAhead(event.text()));
     }
 
     /**
@@ -65,20 +99,27 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
      * so no term of a permanently deleted text stays behind in {@code *_fts_data} (D1).
      */
     @Override
-    public void eventRemoved(Connection tx, Event event) throws SQLException {
+    public void eventRemoved(Sql tx, Event event) throws SQLException {
         write(tx, "INSERT INTO events_fts (events_fts, rowid, tokens) VALUES ('delete', ?, ?)", event.sequence(),
                 eventRow(event));
     }
 
     @Override
-    public void memoryAdded(Connection tx, long rowId, Memory memory) throws SQLException {
-        write(tx, "INSERT INTO memories_fts (rowid, tokens) VALUES (?, ?)", rowId, memoryRow(memory));
+    public void memoryAdded(Sql tx, Memory memory) throws SQLException {
+        write(tx, "INSERT INTO memories_fts (rowid, tokens) VALUES (?, ?)", memory.rowId(),
+                scopeToken(memory.scope()) + " " + tokensAhead(memoryText(memory)));
     }
 
     @Override
-    public void memoryRemoved(Connection tx, long rowId, Memory memory) throws SQLException {
-        write(tx, "INSERT INTO memories_fts (memories_fts, rowid, tokens) VALUES ('delete', ?, ?)", rowId,
+    public void memoryRemoved(Sql tx, Memory memory) throws SQLException {
+        write(tx, "INSERT INTO memories_fts (memories_fts, rowid, tokens) VALUES ('delete', ?, ?)", memory.rowId(),
                 memoryRow(memory));
+    }
+
+    /** The tokens of a text, from {@link #analyzeAhead} when it got the text, else computed now. */
+    private String tokensAhead(String text) {
+        String tokens = analyzed.get().remove(text);
+        return tokens != null ? tokens : contentTokens(text);
     }
 
     /**
@@ -91,7 +132,7 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
      * archive (0.8 s at 100,000 events).
      */
     @Override
-    public void removalsDone(Connection tx, List<Event> events, List<Memory> memories) throws SQLException {
+    public void removalsDone(Sql tx, List<Event> events, List<Memory> memories) throws SQLException {
         java.util.Set<String> eventTerms = new java.util.HashSet<>();
         for (Event e : events) {
             eventTerms.addAll(indexedTerms(e.text()));
@@ -120,18 +161,17 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
         return out;
     }
 
-    private static void purgeKeyTraces(Connection tx, String table, java.util.Set<String> removedTerms)
+    private static void purgeKeyTraces(Sql tx, String table, java.util.Set<String> removedTerms)
             throws SQLException {
         // Most removed terms are still used by other rows; only a vanished term can leave a trace. (A
         // phrase query stops at the first posting; the vocabulary would count a common term's postings.)
         List<byte[]> vanished = new ArrayList<>();
-        try (PreparedStatement ps = tx.prepareStatement("SELECT 1 FROM " + table + " WHERE " + table + " MATCH ? LIMIT 1")) {
-            for (String term : removedTerms) {
-                ps.setString(1, '"' + term.replace("\"", "\"\"") + '"');
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next()) {
-                        vanished.add(term.getBytes(StandardCharsets.UTF_8));
-                    }
+        PreparedStatement match = tx.prepare("SELECT 1 FROM " + table + " WHERE " + table + " MATCH ? LIMIT 1");
+        for (String term : removedTerms) {
+            match.setString(1, '"' + term.replace("\"", "\"\"") + '"');
+            try (ResultSet rs = match.executeQuery()) {
+                if (!rs.next()) {
+                    vanished.add(term.getBytes(StandardCharsets.UTF_8));
                 }
             }
         }
@@ -139,8 +179,7 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
             return;
         }
         List<byte[]> keys = new ArrayList<>();
-        try (PreparedStatement ps = tx.prepareStatement("SELECT term FROM " + table + "_idx");
-             ResultSet rs = ps.executeQuery()) {
+        try (ResultSet rs = tx.prepare("SELECT term FROM " + table + "_idx").executeQuery()) {
             while (rs.next()) {
                 byte[] key = rs.getBytes(1);
                 if (key != null && key.length > 1) {
@@ -149,17 +188,13 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
             }
         }
         String vocabulary = "temp." + table + "_terms";
-        try (java.sql.Statement s = tx.createStatement()) {
-            s.execute("CREATE VIRTUAL TABLE IF NOT EXISTS " + vocabulary + " USING fts5vocab(main, " + table + ", row)");
-        }
-        try (PreparedStatement range = tx.prepareStatement("SELECT term FROM " + vocabulary
-                + " WHERE term >= ? AND term < ? LIMIT 1")) {
-            for (byte[] term : vanished) {
-                for (byte[] key : keys) {
-                    if (startsWith(term, key) && !anyTermStartsWith(range, key)) {
-                        mergeIntoOneSegment(tx, table);
-                        return;
-                    }
+        tx.execute("CREATE VIRTUAL TABLE IF NOT EXISTS " + vocabulary + " USING fts5vocab(main, " + table + ", row)");
+        PreparedStatement range = tx.prepare("SELECT term FROM " + vocabulary + " WHERE term >= ? AND term < ? LIMIT 1");
+        for (byte[] term : vanished) {
+            for (byte[] key : keys) {
+                if (startsWith(term, key) && !anyTermStartsWith(range, key)) {
+                    mergeIntoOneSegment(tx, table);
+                    return;
                 }
             }
         }
@@ -219,13 +254,11 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
      * FTS5's 'optimize' does nothing to an index that is one segment already (as after a rebuild or
      * an earlier merge), so a placeholder row makes a second segment first and is deleted after.
      */
-    private static void mergeIntoOneSegment(Connection tx, String table) throws SQLException {
-        try (java.sql.Statement s = tx.createStatement()) {
-            s.execute("INSERT INTO " + table + " (rowid, tokens) VALUES (0, '" + MERGE_PLACEHOLDER + "')");
-            s.execute("INSERT INTO " + table + " (" + table + ") VALUES ('optimize')");
-            s.execute("INSERT INTO " + table + " (" + table + ", rowid, tokens) VALUES ('delete', 0, '"
-                    + MERGE_PLACEHOLDER + "')");
-        }
+    private static void mergeIntoOneSegment(Sql tx, String table) throws SQLException {
+        tx.execute("INSERT INTO " + table + " (rowid, tokens) VALUES (0, '" + MERGE_PLACEHOLDER + "')");
+        tx.execute("INSERT INTO " + table + " (" + table + ") VALUES ('optimize')");
+        tx.execute("INSERT INTO " + table + " (" + table + ", rowid, tokens) VALUES ('delete', 0, '"
+                + MERGE_PLACEHOLDER + "')");
     }
 
     /** The one term of the placeholder row (rowid 0, which no event or memory has) that forces a merge. */
@@ -260,14 +293,18 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
 
     /** What a memory is found by: its text, quote, subject, gist and cue keys. */
     static String memoryText(Memory m) {
-        StringBuilder sb = new StringBuilder(m.text()).append('\n').append(m.quote());
-        if (m.subject() != null) {
-            sb.append('\n').append(m.subject());
+        return memoryText(m.text(), m.quote(), m.subject(), m.gist(), m.cueKeys());
+    }
+
+    private static String memoryText(String text, String quote, String subject, String gist, List<String> cueKeys) {
+        StringBuilder sb = new StringBuilder(text).append('\n').append(quote);
+        if (subject != null) {
+            sb.append('\n').append(subject);
         }
-        if (m.gist() != null) {
-            sb.append('\n').append(m.gist());
+        if (gist != null) {
+            sb.append('\n').append(gist);
         }
-        for (String cue : m.cueKeys()) {
+        for (String cue : cueKeys) {
             sb.append('\n').append(cue);
         }
         return sb.toString();
@@ -279,35 +316,81 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
     }
 
     @Override
-    public List<Candidate> memories(Connection c, Scope scope, String query, int limit) throws SQLException {
-        return match(c, "memories_fts", scope, query, limit);
+    public List<Candidate> memories(Snapshot snapshot, String query, Eligibility filter, int limit) {
+        String terms = literalQuery(query);
+        if (terms == null || limit == 0) {
+            return List.of();
+        }
+        // FTS5 drives the loop (CROSS JOIN); each match's eligibility is read from the covering index
+        // memories_scope_seq, never from the memory row, before the best `limit` are taken (L4).
+        try {
+            PreparedStatement ps = snapshot.sql().prepare("SELECT f.rowid, bm25(memories_fts) FROM memories_fts f "
+                    + "CROSS JOIN memories m INDEXED BY memories_scope_seq ON m.persona_id = ? AND m.project_id = ? "
+                    + "AND m.seq = f.rowid WHERE memories_fts MATCH ? AND " + Sql.eligible("m", filter)
+                    + " ORDER BY bm25(memories_fts), f.rowid DESC LIMIT ?");
+            ps.setString(1, filter.scope().personaId());
+            ps.setString(2, filter.scope().projectId());
+            ps.setString(3, match(filter.scope(), terms));
+            int next = Sql.bindEligible(ps, 4, filter);
+            ps.setInt(next, limit);
+            return candidates(ps);
+        } catch (SQLException e) {
+            throw new StorageException("finding memory candidates", e);
+        }
     }
 
     @Override
-    public List<Candidate> events(Connection c, Scope scope, String query, int limit) throws SQLException {
-        return match(c, "events_fts", scope, query, limit);
+    public List<Candidate> events(Snapshot snapshot, String query, Scope scope, int limit) {
+        String terms = literalQuery(query);
+        if (terms == null || limit == 0) {
+            return List.of();
+        }
+        try {
+            PreparedStatement ps = snapshot.sql().prepare("SELECT rowid, bm25(events_fts) FROM events_fts "
+                    + "WHERE events_fts MATCH ? ORDER BY rank, rowid DESC LIMIT ?");
+            ps.setString(1, match(scope, terms));
+            ps.setInt(2, limit);
+            return candidates(ps);
+        } catch (SQLException e) {
+            throw new StorageException("finding event candidates", e);
+        }
+    }
+
+    /** How many b-tree segments each FTS5 table has: what a merge brings down to one. */
+    public record Segments(int events, int memories) {
+    }
+
+    /** The segments of both tables now (a diagnostic for benchmarks; reads only the key tables). */
+    public static Segments segments(Snapshot snapshot) {
+        try {
+            int[] out = new int[2];
+            String[] tables = {"events_fts_idx", "memories_fts_idx"};
+            for (int i = 0; i < 2; i++) {
+                try (ResultSet rs = snapshot.sql().prepare("SELECT count(DISTINCT segid) FROM " + tables[i]).executeQuery()) {
+                    out[i] = rs.next() ? rs.getInt(1) : 0;
+                }
+            }
+            return new Segments(out[0], out[1]);
+        } catch (SQLException e) {
+            throw new StorageException("counting FTS5 segments", e);
+        }
+    }
+
+    /** The scope's rows (by their scope token) that have any of the terms. */
+    private static String match(Scope scope, String terms) {
+        return '"' + scopeToken(scope) + "\" AND (" + terms + ")";
     }
 
     /**
-     * BM25 (k1 1.2, b 0.75) over the scope's rows; FTS5's bm25() is negative, so it is negated.
-     * Equal scores go to the newer row: of two versions of the same text (a fact timeline), the
-     * later one is the one more likely to be current.
+     * BM25 (k1 1.2, b 0.75); FTS5's bm25() is negative, so it is negated. Equal scores go to the
+     * newer row: of two versions of the same text (a fact timeline), the later one is the one more
+     * likely to be current.
      */
-    private static List<Candidate> match(Connection c, String table, Scope scope, String query, int limit)
-            throws SQLException {
-        String terms = literalQuery(query);
+    private static List<Candidate> candidates(PreparedStatement ps) throws SQLException {
         List<Candidate> out = new ArrayList<>();
-        if (terms == null || limit == 0) {
-            return out;
-        }
-        try (PreparedStatement ps = c.prepareStatement("SELECT rowid, bm25(" + table + ") FROM " + table + " WHERE "
-                + table + " MATCH ? ORDER BY rank, rowid DESC LIMIT ?")) {
-            ps.setString(1, '"' + scopeToken(scope) + "\" AND (" + terms + ")");
-            ps.setInt(2, limit);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(new Candidate(rs.getLong(1), Math.max(-rs.getDouble(2), Double.MIN_VALUE)));
-                }
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                out.add(new Candidate(rs.getLong(1), Math.max(-rs.getDouble(2), Double.MIN_VALUE)));
             }
         }
         return out;
@@ -348,11 +431,10 @@ public final class Fts5Index implements TransactionalIndex, CandidateIndex {
         return quoted.isEmpty() ? null : String.join(" OR ", quoted);
     }
 
-    private static void write(Connection tx, String sql, long rowId, String tokens) throws SQLException {
-        try (PreparedStatement ps = tx.prepareStatement(sql)) {
-            ps.setLong(1, rowId);
-            ps.setString(2, tokens);
-            ps.executeUpdate();
-        }
+    private static void write(Sql tx, String sql, long rowId, String tokens) throws SQLException {
+        PreparedStatement ps = tx.prepare(sql);
+        ps.setLong(1, rowId);
+        ps.setString(2, tokens);
+        ps.executeUpdate();
     }
 }

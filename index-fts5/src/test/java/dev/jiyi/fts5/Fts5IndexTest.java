@@ -2,6 +2,7 @@ package dev.jiyi.fts5;
 
 import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.Basis;
+import dev.jiyi.authority.Eligibility;
 import dev.jiyi.authority.EventSubmission;
 import dev.jiyi.authority.Kind;
 import dev.jiyi.authority.Memory;
@@ -140,10 +141,8 @@ class Fts5IndexTest {
         event(Role.USER, "completely unrelated cooking notes");
         assertThat(Fts5Index.literalQuery(token)).isNull();
         assertThat(Fts5Index.contentTokens("hello " + token + " 世界")).isEqualTo("hello 世 世界 界");
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("jiyi.db"))) {
-            assertThat(index.memories(c, scope, token, 10)).isEmpty();
-            assertThat(index.events(c, scope, token + " cooking", 10)).hasSize(1);
-        }
+        assertThat(authority.memoryCandidates(index, token, Eligibility.anyTime(scope), 10)).isEmpty();
+        assertThat(authority.eventCandidates(index, scope, token + " cooking", 10)).hasSize(1);
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.jiyi.fts5;
 import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.Basis;
 import dev.jiyi.authority.Candidate;
+import dev.jiyi.authority.Eligibility;
 import dev.jiyi.authority.EventSubmission;
 import dev.jiyi.authority.Kind;
 import dev.jiyi.authority.Memory;
@@ -125,7 +126,7 @@ class Fts5RebuildTest {
     }
 
     private List<Candidate> find(Authority a, Fts5Index index, String query) {
-        return a.memoryCandidates(index, scope, query, 10);
+        return a.memoryCandidates(index, query, Eligibility.anyTime(scope), 10);
     }
 
     @Test

@@ -39,15 +39,19 @@ final class Forgetting {
         return kind == Kind.EPISODE || kind == Kind.OBSERVATION || kind == Kind.EMOTION;
     }
 
-    /** The text to show and how it was chosen: {@code full}, {@code gist} or {@code topic_cue}. */
-    String[] presentation(Memory m, Instant occurredAt, Instant now) {
+    /** The text to show and how it was chosen. */
+    record Shown(String text, Presentation presentation) {
+    }
+
+    /** F2/F3: the full text, or for an old episode, observation or emotion its gist or a topic cue. */
+    Shown presentation(Memory m, Instant occurredAt, Instant now) {
         if (!fades(m.kind()) || !Duration.between(occurredAt, now).minus(config.gistAfter()).isPositive()) {
-            return new String[] {m.text(), "full"};
+            return new Shown(m.text(), Presentation.FULL);
         }
         if (m.gist() != null) {
-            return new String[] {m.gist(), "gist"};
+            return new Shown(m.gist(), Presentation.GIST);
         }
-        return new String[] {topicCue(m.text()), "topic_cue"};
+        return new Shown(topicCue(m.text()), Presentation.TOPIC_CUE);
     }
 
     /** F2: the exact UTC time, or a decade once an episode, observation or emotion is old enough. */

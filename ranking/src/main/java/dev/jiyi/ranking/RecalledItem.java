@@ -15,15 +15,12 @@ import java.util.List;
  * @param sourceEventId the event the memory was derived from, or the raw event itself
  * @param text the memory text, its gist or topic cue (see {@code presentation}), or the raw text
  *             (at most the configured cap)
- * @param presentation {@code full}, {@code gist} (authored) or {@code topic_cue} (extracted from the
- *                     text, F2), or {@code raw_event}
+ * @param presentation how the text was chosen: full, an authored gist or an extracted topic cue (F2),
+ *                     or a raw event's text
  * @param timeLabel the exact UTC time, or a decade such as {@code 2010s} once old (F2)
- * @param status {@code current}, {@code expired} or {@code future} at the query time
+ * @param status current, expired or future at the query time
  * @param truncated true when raw text was cut at the cap
- * @param evidence why it is a candidate: {@code memory} (its own text matched), {@code source_event}
- *                 (its event's text matched), {@code adjacent_turn} (the turn next to its event matched),
- *                 {@code related_link} (linked to a match), {@code vector} (similar to the query, semantic
- *                 and deep modes only) or {@code raw_event}
+ * @param evidence why it is a candidate
  * @param signals every signal of the score, for {@code --explain}
  */
 public record RecalledItem(
@@ -32,7 +29,7 @@ public record RecalledItem(
         String sourceEventId,
         double score,
         String text,
-        String presentation,
+        Presentation presentation,
         Kind kind,
         Basis basis,
         Category category,
@@ -40,9 +37,9 @@ public record RecalledItem(
         String timeLabel,
         Instant occurredAt,
         Validity validity,
-        String status,
+        Status status,
         boolean truncated,
-        String evidence,
+        Evidence evidence,
         List<Signal> signals) {
 
     /** What a result is. */

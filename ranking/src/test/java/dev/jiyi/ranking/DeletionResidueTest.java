@@ -2,6 +2,8 @@ package dev.jiyi.ranking;
 
 import dev.jiyi.analysis.ChineseTokens;
 import dev.jiyi.authority.Authority;
+import dev.jiyi.authority.ExactVectorScan;
+import dev.jiyi.authority.RecallIndex;
 import dev.jiyi.authority.Basis;
 import dev.jiyi.authority.Category;
 import dev.jiyi.authority.CheckpointDraft;
@@ -85,7 +87,7 @@ class DeletionResidueTest {
     @BeforeEach
     void archive() throws SQLException {
         authority = Authority.open(dir.resolve("jiyi.db"), List.of(index));
-        recall = new Recall(authority, index, RecallConfig.DEFAULT, Clock.fixed(NOW, ZoneOffset.UTC));
+        recall = new Recall(authority, new RecallIndex(index, new ExactVectorScan()), RecallConfig.DEFAULT, Clock.fixed(NOW, ZoneOffset.UTC));
         // Background conversation sharing ordinary words (咖啡, 用户, city) with the secret.
         for (int i = 0; i < 40; i++) {
             survivingEvents.add(event(SCOPE, Role.USER, "第" + i + "天：我在北京喝咖啡，city walk number " + i, NOW.minusSeconds(86_400L * (60 - i)), "bg"));

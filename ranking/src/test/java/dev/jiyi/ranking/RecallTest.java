@@ -1,6 +1,8 @@
 package dev.jiyi.ranking;
 
 import dev.jiyi.authority.Authority;
+import dev.jiyi.authority.ExactVectorScan;
+import dev.jiyi.authority.RecallIndex;
 import dev.jiyi.authority.Basis;
 import dev.jiyi.authority.Category;
 import dev.jiyi.authority.Derivation;
@@ -58,7 +60,7 @@ class RecallTest {
     }
 
     Recall recall(RecallConfig config) {
-        return new Recall(authority, index, config, Clock.fixed(NOW, ZoneOffset.UTC));
+        return new Recall(authority, new RecallIndex(index, new ExactVectorScan()), config, Clock.fixed(NOW, ZoneOffset.UTC));
     }
 
     RecallResult query(String q) {
@@ -154,7 +156,7 @@ class RecallTest {
         RecallResult r = query("日记 diary");
         RecalledItem rawItem = r.items().stream().filter(i -> i.type() == RecalledItem.Type.RAW_EVENT).findFirst().orElseThrow();
         assertThat(rawItem.sourceEventId()).isEqualTo(raw);
-        assertThat(rawItem.presentation()).isEqualTo("raw_event");
+        assertThat(rawItem.presentation()).isEqualTo(Presentation.RAW_EVENT);
         assertThat(rawItem.truncated()).isTrue();
         assertThat(rawItem.text().codePointCount(0, rawItem.text().length())).isEqualTo(2000);
         assertThat(longText).startsWith(rawItem.text());
@@ -207,9 +209,9 @@ class RecallTest {
         RecallResult history = recall.recall(new RecallRequest(scope, q, RecallMode.FAST, 10, null, true));
         assertThat(ids(history)).containsExactlyInAnyOrder(shanghai.id(), beijing.id(), future.id());
         assertThat(history.items()).filteredOn(i -> i.memoryId().equals(shanghai.id()))
-                .singleElement().extracting(RecalledItem::status).isEqualTo("expired");
+                .singleElement().extracting(RecalledItem::status).isEqualTo(Status.EXPIRED);
         assertThat(history.items()).filteredOn(i -> i.memoryId().equals(future.id()))
-                .singleElement().extracting(RecalledItem::status).isEqualTo("future");
+                .singleElement().extracting(RecalledItem::status).isEqualTo(Status.FUTURE);
     }
 
     @Test
@@ -225,7 +227,7 @@ class RecallTest {
         assertThat(authority.addMemories(versions).failed()).isFalse();
         RecallResult r = query("城市 city");
         assertThat(r.items()).filteredOn(i -> i.type() == RecalledItem.Type.MEMORY).singleElement()
-                .satisfies(i -> assertThat(i.status()).isEqualTo("current"));
+                .satisfies(i -> assertThat(i.status()).isEqualTo(Status.CURRENT));
     }
 
     @Test
@@ -244,23 +246,23 @@ class RecallTest {
         Memory recent = memory(e4, Kind.EPISODE, Basis.USER_STATEMENT, "在西湖边跑步", "上周在西湖边跑步");
 
         RecalledItem g = only(query("西湖 划船"), gist.id());
-        assertThat(g.presentation()).isEqualTo("gist");
+        assertThat(g.presentation()).isEqualTo(Presentation.GIST);
         assertThat(g.text()).isEqualTo("西湖划船");
         assertThat(g.timeLabel()).isEqualTo("2025-11-13T00:00:00.000000Z");
 
         RecalledItem o = only(query("青岛 露营"), old.id());
-        assertThat(o.presentation()).isEqualTo("topic_cue");
+        assertThat(o.presentation()).isEqualTo(Presentation.TOPIC_CUE);
         assertThat(o.text()).isEqualTo("在青岛海边露营看日出");
         int year = y3.atZone(ZoneOffset.UTC).getYear();
         assertThat(o.timeLabel()).isEqualTo((year / 10 * 10) + "s");
 
         RecalledItem p = only(query("日出 sunrise"), pref.id());
-        assertThat(p.presentation()).isEqualTo("full");
+        assertThat(p.presentation()).isEqualTo(Presentation.FULL);
         assertThat(p.text()).isEqualTo("喜欢海边的日出");
         assertThat(p.timeLabel()).endsWith("Z");
 
         RecalledItem r = only(query("西湖 跑步"), recent.id());
-        assertThat(r.presentation()).isEqualTo("full");
+        assertThat(r.presentation()).isEqualTo(Presentation.FULL);
         assertThat(r.text()).isEqualTo("在西湖边跑步");
     }
 
@@ -302,7 +304,7 @@ class RecallTest {
         assertThat(signal(first, "lexical")).isEqualTo(1.0);
         assertThat(signal(first, "cosine")).isZero();
         RecalledItem hop = r.items().get(1);
-        assertThat(hop.evidence()).isEqualTo("related_link");
+        assertThat(hop.evidence()).isEqualTo(Evidence.RELATED_LINK);
         assertThat(signal(hop, "lexical")).isZero();
         assertThat(signal(hop, "related")).isEqualTo(1.0);
         assertThat(signal(hop, "basis")).isEqualTo(0.7);
@@ -383,7 +385,7 @@ class RecallTest {
         RecallResult r = query("画 painting");
         assertThat(ids(r)).containsExactly(question.id(), answer.id());
         assertThat(signal(r.items().get(1), "lexical")).isLessThan(signal(r.items().get(0), "lexical"));
-        assertThat(r.items()).extracting(RecalledItem::evidence).containsExactly("memory", "adjacent_turn");
+        assertThat(r.items()).extracting(RecalledItem::evidence).containsExactly(Evidence.MEMORY, Evidence.ADJACENT_TURN);
         RecallResult without = recall(RecallConfig.DEFAULT.withEvidence(0.8, 0))
                 .recall(new RecallRequest(scope, "画 painting", RecallMode.FAST, 10, null, false));
         assertThat(ids(without)).containsExactly(question.id());

@@ -1,6 +1,8 @@
 package dev.jiyi.ranking;
 
 import dev.jiyi.authority.Authority;
+import dev.jiyi.authority.ExactVectorScan;
+import dev.jiyi.authority.RecallIndex;
 import dev.jiyi.authority.Basis;
 import dev.jiyi.authority.CorrectionDraft;
 import dev.jiyi.authority.EventSubmission;
@@ -122,7 +124,7 @@ class SemanticRecallTest {
     }
 
     Recall recall(RecallConfig config, Supplier<Embedder> model) {
-        return new Recall(authority, index, config, Clock.fixed(NOW, ZoneOffset.UTC), model);
+        return new Recall(authority, new RecallIndex(index, new ExactVectorScan()), config, Clock.fixed(NOW, ZoneOffset.UTC), model);
     }
 
     RecallResult query(String q, RecallMode mode) {
@@ -175,7 +177,7 @@ class SemanticRecallTest {
             // The unrelated memories share only the baseline: cosine 0.196, below the threshold (R6).
             assertThat(ids(r)).as(mode.name()).containsExactly(cat.id());
             RecalledItem item = r.items().getFirst();
-            assertThat(item.evidence()).isEqualTo("vector");
+            assertThat(item.evidence()).isEqualTo(Evidence.VECTOR);
             assertThat(signal(item, "cosine")).isGreaterThan(0.9);
             assertThat(signal(item, "lexical")).isZero();
             assertThat(r.warnings()).isEmpty();
@@ -313,7 +315,7 @@ class SemanticRecallTest {
                 RecallMode.DEEP, 10, null, true));
         assertThat(ids(history)).containsExactlyInAnyOrder(corrected.id(), expired.id());
         assertThat(history.items()).filteredOn(i -> i.memoryId().equals(expired.id()))
-                .singleElement().extracting(RecalledItem::status).isEqualTo("expired");
+                .singleElement().extracting(RecalledItem::status).isEqualTo(Status.EXPIRED);
     }
 
     @Test

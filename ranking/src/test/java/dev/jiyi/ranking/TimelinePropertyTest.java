@@ -1,6 +1,8 @@
 package dev.jiyi.ranking;
 
 import dev.jiyi.authority.Authority;
+import dev.jiyi.authority.ExactVectorScan;
+import dev.jiyi.authority.RecallIndex;
 import dev.jiyi.authority.Basis;
 import dev.jiyi.authority.Category;
 import dev.jiyi.authority.EventSubmission;
@@ -128,7 +130,7 @@ class TimelinePropertyTest {
 
             // Probe every start, just before and after it, and between: exactly one valid fact from the
             // earliest start on (no gap, no overlap), none before; recall as_of agrees.
-            Recall recall = new Recall(a, index, RecallConfig.DEFAULT, Clock.fixed(NOW, ZoneOffset.UTC));
+            Recall recall = new Recall(a, new RecallIndex(index, new ExactVectorScan()), RecallConfig.DEFAULT, Clock.fixed(NOW, ZoneOffset.UTC));
             TreeSet<Instant> probes = new TreeSet<>();
             for (Fact f : facts) {
                 probes.add(f.start());

@@ -239,8 +239,8 @@ public final class RecallQuality {
                 c.rawTextCap(), c.semanticLimit());
     }
 
-    private static dev.jiyi.authority.CandidateIndex jiyiIndex(Jiyi jiyi) {
-        return jiyi.candidateIndex("fts5");
+    private static dev.jiyi.authority.RecallIndex jiyiIndex(Jiyi jiyi) {
+        return jiyi.recallIndex("fts5");
     }
 
     /** Loads the scenario's events and memories; returns the memories as committed. */

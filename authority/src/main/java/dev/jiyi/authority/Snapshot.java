@@ -1,0 +1,310 @@
+package dev.jiyi.authority;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One read transaction over the authority ({@link Authority#read}): every read a recall makes, from
+ * one consistent snapshot, so that the candidates an index proposes, the rows they point to and
+ * their neighbours all come from the same state of the archive. Valid only inside the work it was
+ * handed to.
+ *
+ * <p>Recall reads (R4, R7, F4) read keys and row numbers from indexes and load memory rows only in
+ * {@link #recallRows}, so the rows a recall reads are exactly those it asks for. Lists of row
+ * numbers are bound as one JSON array, so each read is one statement however many rows it asks for.
+ */
+public final class Snapshot {
+
+    private final Sql sql;
+    private final Vectors vectors;
+    private final Events events;
+    private final Memories memories;
+    private final ChangeLog changeLog;
+    private final AtomicLong memoryRowsRead;
+    private boolean open = true;
+
+    Snapshot(Sql sql, Vectors vectors, Events events, Memories memories, ChangeLog changeLog,
+             AtomicLong memoryRowsRead) {
+        this.sql = sql;
+        this.vectors = vectors;
+        this.events = events;
+        this.memories = memories;
+        this.changeLog = changeLog;
+        this.memoryRowsRead = memoryRowsRead;
+    }
+
+    /**
+     * The connection of this snapshot, for an index that lives in the authority's database (FTS5,
+     * the exact vector scan): its statements run inside this read transaction.
+     */
+    public Sql sql() {
+        requireOpen();
+        return sql;
+    }
+
+    void close() {
+        open = false;
+    }
+
+    private void requireOpen() {
+        if (!open) {
+            throw new IllegalStateException("a snapshot is valid only inside the read that created it");
+        }
+    }
+
+    /** Lexical memory candidates that {@code filter} admits, from {@code index}, best first. */
+    public List<Candidate> memoryCandidates(LexicalIndex index, String query, Eligibility filter, int limit) {
+        Limits.limit("limit", limit);
+        requireOpen();
+        return index.memories(this, query, filter, limit);
+    }
+
+    /** Lexical raw-event candidates of {@code scope} from {@code index}, best first. */
+    public List<Candidate> eventCandidates(LexicalIndex index, String query, Scope scope, int limit) {
+        Limits.limit("limit", limit);
+        requireOpen();
+        return index.events(this, query, scope, limit);
+    }
+
+    /** The nearest eligible memories by vector, from {@code index}. */
+    public Neighbours nearest(VectorIndex index, VectorQuery query) {
+        requireOpen();
+        return index.nearest(this, query);
+    }
+
+    /** V4: how many memories {@code filter} admits and how many of them have a vector of this fingerprint. */
+    public VectorCache.Coverage vectorCoverage(Eligibility filter, String fingerprint) {
+        return read("counting vectors", () -> vectors.coverage(filter, fingerprint));
+    }
+
+    /**
+     * R5: hands the vectors of this fingerprint of the memories {@code filter} admits to
+     * {@code visitor}, newest memory first, at most {@code limit} of them (0 for all); returns how
+     * many it visited.
+     */
+    public long scanVectors(Eligibility filter, String fingerprint, int limit, VectorCache.Visitor visitor) {
+        if (limit < 0) {
+            throw new InvalidInputException("limit", "must not be negative");
+        }
+        return read("scanning vectors", () -> vectors.scan(filter, fingerprint, limit, visitor));
+    }
+
+    /**
+     * Source-event keys: the row numbers of the memories derived from each of these events, read
+     * from the event-ID index without loading memory rows.
+     */
+    public Map<Long, List<Long>> derivedMemoryRows(Collection<Long> eventSequences) {
+        return read("finding derived memories", () -> {
+            Map<Long, List<Long>> out = new LinkedHashMap<>();
+            if (eventSequences.isEmpty()) {
+                return out;
+            }
+            PreparedStatement ps = sql.prepare("SELECT e.sequence, m.seq FROM events e JOIN memories m "
+                    + "ON m.event_id = e.id WHERE e.sequence IN (SELECT value FROM json_each(?)) ORDER BY e.sequence, m.seq");
+            ps.setString(1, Sql.jsonArray(eventSequences));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.computeIfAbsent(rs.getLong(1), k -> new ArrayList<>()).add(rs.getLong(2));
+                }
+            }
+            return out;
+        });
+    }
+
+    /**
+     * Conversation context: for each of these events, the events just before and after it in the
+     * same scope and session (by sequence), read from the session index in one query.
+     */
+    public Map<Long, List<Long>> adjacentEvents(Collection<Long> eventSequences) {
+        return read("finding adjacent events", () -> {
+            Map<Long, List<Long>> found = new HashMap<>();
+            if (!eventSequences.isEmpty()) {
+                PreparedStatement ps = sql.prepare("SELECT e.sequence, "
+                        + "(SELECT n.sequence FROM events n WHERE n.persona_id = e.persona_id AND n.project_id = e.project_id "
+                        + "AND n.session_id = e.session_id AND n.sequence < e.sequence ORDER BY n.sequence DESC LIMIT 1), "
+                        + "(SELECT n.sequence FROM events n WHERE n.persona_id = e.persona_id AND n.project_id = e.project_id "
+                        + "AND n.session_id = e.session_id AND n.sequence > e.sequence ORDER BY n.sequence LIMIT 1) "
+                        + "FROM events e WHERE e.sequence IN (SELECT value FROM json_each(?))");
+                ps.setString(1, Sql.jsonArray(eventSequences));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        List<Long> neighbours = new ArrayList<>(2);
+                        for (int column = 2; column <= 3; column++) {
+                            long n = rs.getLong(column);
+                            if (!rs.wasNull()) {
+                                neighbours.add(n);
+                            }
+                        }
+                        found.put(rs.getLong(1), neighbours);
+                    }
+                }
+            }
+            Map<Long, List<Long>> out = new LinkedHashMap<>();
+            for (Long seq : eventSequences) {
+                out.put(seq, found.getOrDefault(seq, List.of()));
+            }
+            return out;
+        });
+    }
+
+    /** One-hop {@code related} links of these memories, in both directions, without loading memory rows. */
+    public List<RelatedLink> relatedLinks(Collection<Long> memoryRows) {
+        return read("finding related memories", () -> {
+            List<RelatedLink> out = new ArrayList<>();
+            if (memoryRows.isEmpty()) {
+                return out;
+            }
+            PreparedStatement ps = sql.prepare("SELECT a.seq, b.seq FROM relations r "
+                    + "JOIN memories a ON a.id = r.from_id JOIN memories b ON b.id = r.to_id "
+                    + "WHERE r.type = 'related' AND a.seq IN (SELECT value FROM json_each(?1)) "
+                    + "UNION SELECT b.seq, a.seq FROM relations r "
+                    + "JOIN memories a ON a.id = r.from_id JOIN memories b ON b.id = r.to_id "
+                    + "WHERE r.type = 'related' AND b.seq IN (SELECT value FROM json_each(?1)) ORDER BY 1, 2");
+            ps.setString(1, Sql.jsonArray(memoryRows));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new RelatedLink(rs.getLong(1), rs.getLong(2)));
+                }
+            }
+            return out;
+        });
+    }
+
+    /**
+     * Loads these memories of {@code scope} (and their source events' times) for recall: the only
+     * place recall reads memory rows, so the count of rows it reads is exactly the count asked for.
+     */
+    public List<RecallRow> recallRows(Scope scope, Collection<Long> memoryRows) {
+        return read("loading recall candidates", () -> {
+            List<RecallRow> out = new ArrayList<>();
+            if (memoryRows.isEmpty()) {
+                return out;
+            }
+            PreparedStatement ps = sql.prepare("SELECT " + Rows.qualified("m", Rows.MEMORY_COLUMNS) + ", e.occurred_at "
+                    + "FROM memories m JOIN events e ON e.id = m.event_id "
+                    + "WHERE m.seq IN (SELECT value FROM json_each(?)) AND m.persona_id = ? AND m.project_id = ? "
+                    + "ORDER BY m.seq");
+            ps.setString(1, Sql.jsonArray(memoryRows));
+            ps.setString(2, scope.personaId());
+            ps.setString(3, scope.projectId());
+            out.addAll(Sql.list(ps, Snapshot::recallRow));
+            memoryRowsRead.addAndGet(out.size());
+            return out;
+        });
+    }
+
+    /** Loads these events of {@code scope} for the raw fallback, with whether each has derived memories. */
+    public List<RawEventRow> rawEvents(Scope scope, Collection<Long> eventSequences) {
+        return read("loading raw events", () -> {
+            List<RawEventRow> out = new ArrayList<>();
+            if (eventSequences.isEmpty()) {
+                return out;
+            }
+            PreparedStatement ps = sql.prepare("SELECT " + Rows.qualified("e", Rows.EVENT_COLUMNS)
+                    + ", EXISTS (SELECT 1 FROM memories m WHERE m.event_id = e.id) AS derived FROM events e "
+                    + "WHERE e.sequence IN (SELECT value FROM json_each(?)) AND e.persona_id = ? AND e.project_id = ? "
+                    + "ORDER BY e.sequence");
+            ps.setString(1, Sql.jsonArray(eventSequences));
+            ps.setString(2, scope.personaId());
+            ps.setString(3, scope.projectId());
+            out.addAll(Sql.list(ps, rs -> new RawEventRow(Rows.event(rs), rs.getInt("derived") != 0)));
+            return out;
+        });
+    }
+
+    /**
+     * The most recent assistant-expressed emotion of the scope at or before {@code asOf} (F4), with
+     * its source event's time.
+     */
+    public Optional<RecallRow> latestEmotion(Scope scope, Instant asOf) {
+        return read("reading the latest emotion", () -> {
+            PreparedStatement ps = sql.prepare("SELECT " + Rows.qualified("m", Rows.MEMORY_COLUMNS) + ", e.occurred_at "
+                    + "FROM memories m JOIN events e ON e.id = m.event_id WHERE m.persona_id = ? AND m.project_id = ? "
+                    + "AND m.emotion_label IS NOT NULL AND m.basis = 'assistant_expression' AND m.revoked_at IS NULL "
+                    + "AND e.occurred_at <= ? ORDER BY e.occurred_at DESC, m.seq DESC LIMIT 1");
+            ps.setString(1, scope.personaId());
+            ps.setString(2, scope.projectId());
+            ps.setString(3, Times.format(asOf));
+            return Sql.first(ps, Snapshot::recallRow);
+        });
+    }
+
+    /** A memory row with its source event's {@code occurred_at}. */
+    private static RecallRow recallRow(ResultSet rs) throws SQLException {
+        Memory m = Rows.memory(rs);
+        return new RecallRow(m.rowId(), m, Times.read(rs.getString("occurred_at")));
+    }
+
+    // ---------------------------------------------------------------- following the authority
+
+    /** Change-log entries after {@code afterSeq}, oldest first, at most {@code limit}. */
+    public List<ChangeLog.Entry> changesAfter(long afterSeq, int limit) {
+        Limits.limit("limit", limit);
+        return read("reading the change log", () -> changeLog.after(afterSeq, limit));
+    }
+
+    /** The newest change-log sequence (0 for none): a follower that has applied it is current. */
+    public long changeLogHead() {
+        return read("reading the change log", changeLog::head);
+    }
+
+    /**
+     * The current state of these events, whatever their scope, for an index that follows the change
+     * log: an ID that is absent was deleted (a later log entry says so).
+     */
+    public List<Event> eventsById(Collection<String> ids) {
+        return read("reading events", () -> {
+            List<Event> out = new ArrayList<>();
+            for (String id : ids) {
+                events.byId(id).ifPresent(out::add);
+            }
+            return out;
+        });
+    }
+
+    /**
+     * The current state of these memories, whatever their scope, with their row numbers, for an index
+     * that follows the change log: an ID that is absent was deleted.
+     */
+    public List<Memory> memoriesById(Collection<String> ids) {
+        return read("reading memories", () -> {
+            List<Memory> out = new ArrayList<>();
+            for (String id : ids) {
+                memories.byId(id).ifPresent(out::add);
+            }
+            return out;
+        });
+    }
+
+    /**
+     * The stored vectors of these memory rows (a change log's vector entries name them), whatever
+     * their scope, fingerprint or the memory's state: a row without a vector is absent.
+     */
+    public List<VectorCache.StoredVector> vectorsByMemoryRow(Collection<Long> memoryRows) {
+        return read("reading vectors", () -> memoryRows.isEmpty() ? List.of() : vectors.byMemoryRows(memoryRows));
+    }
+
+    @FunctionalInterface
+    private interface Read<T> {
+        T run() throws SQLException;
+    }
+
+    private <T> T read(String operation, Read<T> work) {
+        requireOpen();
+        try {
+            return work.run();
+        } catch (SQLException e) {
+            throw new StorageException(operation, e);
+        }
+    }
+}
