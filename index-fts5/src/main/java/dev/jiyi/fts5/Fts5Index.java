@@ -321,22 +321,69 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         if (terms == null || limit == 0) {
             return List.of();
         }
-        // FTS5 drives the loop (CROSS JOIN); each match's eligibility is read from the covering index
-        // memories_scope_seq, never from the memory row, before the best `limit` are taken (L4).
         try {
-            PreparedStatement ps = snapshot.sql().prepare("SELECT f.rowid, bm25(memories_fts) FROM memories_fts f "
-                    + "CROSS JOIN memories m INDEXED BY memories_scope_seq ON m.persona_id = ? AND m.project_id = ? "
-                    + "AND m.seq = f.rowid WHERE memories_fts MATCH ? AND " + Sql.eligible("m", filter)
-                    + " ORDER BY bm25(memories_fts), f.rowid DESC LIMIT ?");
-            ps.setString(1, filter.scope().personaId());
-            ps.setString(2, filter.scope().projectId());
-            ps.setString(3, match(filter.scope(), terms));
-            int next = Sql.bindEligible(ps, 4, filter);
-            ps.setInt(next, limit);
-            return candidates(ps);
+            // Most matches are eligible, so first the best 2 × limit matches of the scope, unfiltered,
+            // then their eligibility in one index-only read. If at least `limit` of them are
+            // eligible, they are the best `limit` eligible rows: every eligible row outside them ranks
+            // below them all (the order is total: score, then row). So are all the eligible ones when
+            // FTS5 had no more matches. Otherwise the filter runs inside the search (L4).
+            int probe = limit > Integer.MAX_VALUE / 2 ? limit : 2 * limit;
+            PreparedStatement ps = snapshot.sql().prepare("SELECT rowid, bm25(memories_fts) FROM memories_fts "
+                    + "WHERE memories_fts MATCH ? ORDER BY rank, rowid DESC LIMIT ?");
+            ps.setString(1, match(filter.scope(), terms));
+            ps.setInt(2, probe);
+            List<Candidate> best = candidates(ps);
+            List<Candidate> kept = eligibleOnly(snapshot, best, filter);
+            if (kept.size() >= limit || best.size() < probe) {
+                return kept.subList(0, Math.min(limit, kept.size()));
+            }
+            return filteredSearch(snapshot, terms, filter, limit);
         } catch (SQLException e) {
             throw new StorageException("finding memory candidates", e);
         }
+    }
+
+    /** The candidates whose memories {@code filter} admits, in their order, read from the covering index. */
+    private static List<Candidate> eligibleOnly(Snapshot snapshot, List<Candidate> candidates, Eligibility filter)
+            throws SQLException {
+        if (candidates.isEmpty()) {
+            return candidates;
+        }
+        List<Long> rows = new ArrayList<>(candidates.size());
+        for (Candidate c : candidates) {
+            rows.add(c.rowId());
+        }
+        PreparedStatement ps = snapshot.sql().prepare("SELECT m.seq FROM memories m INDEXED BY memories_scope_seq "
+                + "WHERE m.seq IN (SELECT value FROM json_each(?)) AND " + Sql.eligible("m", filter));
+        ps.setString(1, Sql.jsonArray(rows));
+        Sql.bindEligible(ps, 2, filter);
+        java.util.Set<Long> admitted = new java.util.HashSet<>(Sql.list(ps, rs -> rs.getLong(1)));
+        List<Candidate> out = new ArrayList<>(admitted.size());
+        for (Candidate c : candidates) {
+            if (admitted.contains(c.rowId())) {
+                out.add(c);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The filter inside the search: FTS5 drives the loop (CROSS JOIN), and each match's eligibility is
+     * read from the covering index memories_scope_seq, never from the memory row, before the best
+     * {@code limit} are taken.
+     */
+    private static List<Candidate> filteredSearch(Snapshot snapshot, String terms, Eligibility filter, int limit)
+            throws SQLException {
+        PreparedStatement ps = snapshot.sql().prepare("SELECT f.rowid, bm25(memories_fts) FROM memories_fts f "
+                + "CROSS JOIN memories m INDEXED BY memories_scope_seq ON m.persona_id = ? AND m.project_id = ? "
+                + "AND m.seq = f.rowid WHERE memories_fts MATCH ? AND " + Sql.eligible("m", filter)
+                + " ORDER BY bm25(memories_fts), f.rowid DESC LIMIT ?");
+        ps.setString(1, filter.scope().personaId());
+        ps.setString(2, filter.scope().projectId());
+        ps.setString(3, match(filter.scope(), terms));
+        int next = Sql.bindEligible(ps, 4, filter);
+        ps.setInt(next, limit);
+        return candidates(ps);
     }
 
     @Override
