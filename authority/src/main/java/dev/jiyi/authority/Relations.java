@@ -1,7 +1,6 @@
 package dev.jiyi.authority;
 
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayDeque;
