@@ -71,14 +71,24 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     public void analyzeAhead(List<EventSubmission> events, List<MemoryDraft> memories) {
         Map<String, String> ahead = analyzed.get();
         ahead.clear();
+        List<String> texts = new ArrayList<>(events.size() + memories.size());
         for (EventSubmission e : events) {
-            ahead.put(e.text(), contentTokens(e.text()));
+            texts.add(e.text());
         }
         for (MemoryDraft d : memories) {
-            String text = memoryText(d.text(), d.quote(), d.subject(), d.gist(), d.cueKeys());
-            ahead.put(text, contentTokens(text));
+            texts.add(memoryText(d.text(), d.quote(), d.subject(), d.gist(), d.cueKeys()));
+        }
+        // A batch is segmented on every core (the segmenter and its dictionary are immutable); the
+        // write waits for it anyway.
+        List<String> tokens = (texts.size() >= PARALLEL_FROM ? texts.parallelStream() : texts.stream())
+                .map(Fts5Index::contentTokens).toList();
+        for (int i = 0; i < texts.size(); i++) {
+            ahead.put(texts.get(i), tokens.get(i));
         }
     }
+
+    /** Texts per write from which {@link #analyzeAhead} segments in parallel. */
+    private static final int PARALLEL_FROM = 64;
 
     @Override
     public void clear(Sql tx) throws SQLException {
