@@ -57,12 +57,7 @@ class MigrationSixTest {
      */
     private static List<String> createVersion5Database(Path file) throws SQLException {
         try (Connection c = raw(file); Statement s = c.createStatement()) {
-            for (String resource : MIGRATIONS_1_TO_5) {
-                for (String sql : Database.statements(resource)) {
-                    s.execute(sql);
-                }
-            }
-            s.execute("PRAGMA user_version = 5");
+            schemaOfVersion5(s);
             s.executeUpdate("INSERT INTO personas VALUES ('alice', 1, '人设 persona', 'initialized', '" + at(0) + "')");
             String events = "INSERT INTO events (sequence, id, persona_id, project_id, role, source, category, session_id, "
                     + "text, occurred_at, ingested_at, extraction_state) VALUES ";
@@ -120,6 +115,16 @@ class MigrationSixTest {
         assertThat(strings(file, "PRAGMA user_version")).containsExactly("5");
         assertThat(strings(file, "SELECT name FROM pragma_table_info('change_log')")).doesNotContain("row_id");
         return logRows(file);
+    }
+
+    /** Migrations 1 to 5 only, and user_version 5: the schema of the release before migration 6. */
+    private static void schemaOfVersion5(Statement s) throws SQLException {
+        for (String resource : MIGRATIONS_1_TO_5) {
+            for (String sql : Database.statements(resource)) {
+                s.execute(sql);
+            }
+        }
+        s.execute("PRAGMA user_version = 5");
     }
 
     /** The change log as stored, without row numbers: seq|entity|entity_id|op|persona_id|project_id|at. */
@@ -251,12 +256,7 @@ class MigrationSixTest {
     void reusedEventIdKeepsItsRowsApart() throws Exception {
         Path file = dbFile(dir);
         try (Connection c = raw(file); Statement s = c.createStatement()) {
-            for (String resource : MIGRATIONS_1_TO_5) {
-                for (String sql : Database.statements(resource)) {
-                    s.execute(sql);
-                }
-            }
-            s.execute("PRAGMA user_version = 5");
+            schemaOfVersion5(s);
             String events = "INSERT INTO events (sequence, id, persona_id, project_id, role, source, category, session_id, "
                     + "text, occurred_at, ingested_at, extraction_state) VALUES ";
             String log = "INSERT INTO change_log (entity, entity_id, op, persona_id, project_id, at) VALUES ";
