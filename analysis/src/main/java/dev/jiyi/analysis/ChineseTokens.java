@@ -145,6 +145,31 @@ public final class ChineseTokens {
         return String.join(" ", terms(text));
     }
 
+    /**
+     * The pieces of a term that an index stores: the term split at ASCII characters that are neither
+     * letters nor digits, which is where FTS5's {@code ascii} tokenizer splits the token text it is
+     * given (every other character, CJK included, is kept). Lucene indexes the same pieces, so both
+     * indexes hold identical terms for a text; a query term of several pieces is searched as a phrase.
+     */
+    public static List<String> storedPieces(String term) {
+        List<String> pieces = new ArrayList<>(1);
+        int start = -1;
+        for (int i = 0; i <= term.length(); i++) {
+            boolean separator = i == term.length() || isAsciiSeparator(term.charAt(i));
+            if (separator && start >= 0) {
+                pieces.add(term.substring(start, i));
+                start = -1;
+            } else if (!separator && start < 0) {
+                start = i;
+            }
+        }
+        return pieces;
+    }
+
+    private static boolean isAsciiSeparator(char c) {
+        return c < 0x80 && !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z');
+    }
+
     /** Loads the jieba dictionary now instead of on first use; returns the time it took, in ms. */
     public static long warmUp() {
         long start = System.nanoTime();

@@ -1,7 +1,6 @@
 package dev.jiyi.authority;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.PriorityQueue;
 
@@ -13,10 +12,6 @@ import java.util.PriorityQueue;
  */
 public final class ExactVectorScan implements VectorIndex {
 
-    /** Best similarity first; equal similarities newest (larger) row first. */
-    private static final Comparator<Candidate> BEST_FIRST = Comparator.comparingDouble(Candidate::score).reversed()
-            .thenComparing(Comparator.comparingLong(Candidate::rowId).reversed());
-
     @Override
     public String name() {
         return "exact";
@@ -26,7 +21,7 @@ public final class ExactVectorScan implements VectorIndex {
     public Neighbours nearest(Snapshot snapshot, VectorQuery q) {
         float[] query = q.vector();
         // The best k so far, worst on top; of equal similarities the older row is the worse.
-        PriorityQueue<Candidate> top = new PriorityQueue<>(BEST_FIRST.reversed());
+        PriorityQueue<Candidate> top = new PriorityQueue<>(Candidate.BEST_FIRST.reversed());
         long compared = snapshot.scanVectors(q.filter(), q.fingerprint(), q.newest(), (row, vector) -> {
             if (vector.length != query.length) {
                 return;
@@ -40,12 +35,12 @@ public final class ExactVectorScan implements VectorIndex {
             }
         });
         List<Candidate> nearest = new ArrayList<>(top);
-        nearest.sort(BEST_FIRST);
+        nearest.sort(Candidate.BEST_FIRST);
         return new Neighbours(nearest, compared);
     }
 
     /** The dot product: the cosine similarity of unit vectors. */
-    static double dot(float[] a, float[] b) {
+    public static double dot(float[] a, float[] b) {
         double s = 0;
         for (int i = 0; i < a.length; i++) {
             s += a[i] * b[i];

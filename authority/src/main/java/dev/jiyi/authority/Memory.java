@@ -37,6 +37,29 @@ public record Memory(
         return revokedAt != null;
     }
 
+    /**
+     * What the lexical indexes find this memory by: its text, quote, subject, gist and cue keys, one
+     * per line. FTS5 and Lucene index the same text.
+     */
+    public String searchText() {
+        return searchText(text, quote, subject, gist, cueKeys);
+    }
+
+    /** {@link #searchText()} of a memory not yet stored (a draft about to be inserted). */
+    public static String searchText(String text, String quote, String subject, String gist, List<String> cueKeys) {
+        StringBuilder sb = new StringBuilder(text).append('\n').append(quote);
+        if (subject != null) {
+            sb.append('\n').append(subject);
+        }
+        if (gist != null) {
+            sb.append('\n').append(gist);
+        }
+        for (String cue : cueKeys) {
+            sb.append('\n').append(cue);
+        }
+        return sb.toString();
+    }
+
     /** True when this memory is a member of a single-valued fact timeline (T1): only those have a fact key. */
     public boolean onTimeline() {
         return factKey != null;

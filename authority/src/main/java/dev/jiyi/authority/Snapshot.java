@@ -287,6 +287,36 @@ public final class Snapshot {
     }
 
     /**
+     * Events of every scope after {@code afterSequence}, in sequence order, at most {@code limit}: a
+     * derived index rebuilding from the authority pages through them.
+     */
+    public List<Event> eventsAfter(long afterSequence, int limit) {
+        Limits.limit("limit", limit);
+        return read("reading events", () -> {
+            PreparedStatement ps = sql.prepare("SELECT " + Rows.EVENT_COLUMNS + " FROM events WHERE sequence > ? "
+                    + "ORDER BY sequence LIMIT ?");
+            ps.setLong(1, afterSequence);
+            ps.setInt(2, limit);
+            return Sql.list(ps, Rows::event);
+        });
+    }
+
+    /**
+     * Memories of every scope after row {@code afterRow}, in row order, at most {@code limit}: a
+     * derived index rebuilding from the authority pages through them.
+     */
+    public List<Memory> memoriesAfter(long afterRow, int limit) {
+        Limits.limit("limit", limit);
+        return read("reading memories", () -> {
+            PreparedStatement ps = sql.prepare("SELECT " + Rows.MEMORY_COLUMNS + " FROM memories WHERE seq > ? "
+                    + "ORDER BY seq LIMIT ?");
+            ps.setLong(1, afterRow);
+            ps.setInt(2, limit);
+            return Sql.list(ps, Rows::memory);
+        });
+    }
+
+    /**
      * The stored vectors of these memory rows (a change log's vector entries name them), whatever
      * their scope, fingerprint or the memory's state: a row without a vector is absent.
      */

@@ -127,6 +127,35 @@ final class Config {
                 Duration.ofMillis(Math.round(seconds * 1_000)));
     }
 
+    /** {@code recall.index}: the index recall uses when a request names none; FTS5 unless set. */
+    String recallIndex() {
+        String v = get("recall.index");
+        if (v == null || v.isBlank()) {
+            return "fts5";
+        }
+        v = v.strip();
+        if (!v.equals("fts5") && !v.equals("lucene")) {
+            throw new InvalidInputException("recall.index", "must be fts5 or lucene");
+        }
+        return v;
+    }
+
+    /**
+     * The Lucene index's settings: {@code lucene.analyzer} (jiyi or smartcn), {@code lucene.vectors}
+     * (float or int8), {@code lucene.knn_candidates} and {@code lucene.catch_up_ms}.
+     */
+    dev.jiyi.lucene.LuceneIndex.Options lucene() {
+        dev.jiyi.lucene.LuceneIndex.Options d = dev.jiyi.lucene.LuceneIndex.Options.defaults();
+        String analyzer = get("lucene.analyzer");
+        String vectors = get("lucene.vectors");
+        return new dev.jiyi.lucene.LuceneIndex.Options(
+                analyzer == null || analyzer.isBlank() ? d.analysis() : dev.jiyi.lucene.Analysis.parse(analyzer.strip()),
+                vectors == null || vectors.isBlank() ? d.vectors()
+                        : dev.jiyi.lucene.LuceneIndex.VectorFormat.parse(vectors.strip()),
+                positiveInteger("lucene.knn_candidates", d.knnCandidates()),
+                Duration.ofMillis(positiveInteger("lucene.catch_up_ms", (int) d.catchUpBudget().toMillis())));
+    }
+
     /** Recall settings: defaults from {@link RecallConfig#DEFAULT}, overridden here. */
     RecallConfig recall() {
         RecallConfig d = RecallConfig.DEFAULT;

@@ -5,6 +5,7 @@ import dev.jiyi.authority.ExactVectorScan;
 import dev.jiyi.authority.InvalidInputException;
 import dev.jiyi.authority.RecallIndex;
 import dev.jiyi.fts5.Fts5Index;
+import dev.jiyi.lucene.LuceneIndex;
 import dev.jiyi.providers.Embedder;
 import dev.jiyi.providers.Extractor;
 import dev.jiyi.ranking.Recall;
@@ -27,6 +28,7 @@ public final class Jiyi implements AutoCloseable {
     private final Map<String, String> env;
     private Config config;
     private Embedder embedder;
+    private LuceneIndex lucene;
 
     private Jiyi(Home home, Authority authority, Fts5Index fts5, Map<String, String> env) {
         this.home = home;
@@ -56,22 +58,42 @@ public final class Jiyi implements AutoCloseable {
         return open(home, Map.of());
     }
 
-    /** Recall over the named index ({@code fts5}; {@code lucene} arrives with its module). */
+    /** Recall over the named index ({@code fts5} or {@code lucene}; null means {@code recall.index}). */
     public Recall recall(String indexName, RecallConfig config, Clock clock) {
         return new Recall(authority, recallIndex(indexName), config, clock, this::embedder);
     }
 
     /**
-     * The named index recall searches: {@code fts5} (the default when null), paired with the exact
-     * scan of the vector cache.
+     * The named index recall searches: {@code fts5}, paired with the exact scan of the vector cache,
+     * or {@code lucene}, the derived index that is both (opened on first use). Null means the
+     * configured default, {@code recall.index} (FTS5 unless set). The only place an index is chosen.
      */
     public RecallIndex recallIndex(String indexName) {
-        if (indexName != null && !indexName.equals("fts5")) {
-            throw new InvalidInputException("index", indexName.equals("lucene")
-                    ? "lucene is not available in this build yet; use fts5"
-                    : "must be fts5 or lucene");
+        String name = indexName != null ? indexName : config().recallIndex();
+        return switch (name) {
+            case "fts5" -> fts5;
+            case "lucene" -> {
+                LuceneIndex index = lucene();
+                yield new RecallIndex(index, index);
+            }
+            default -> throw new InvalidInputException("index", "must be fts5 or lucene");
+        };
+    }
+
+    /**
+     * The Lucene index of this home ({@code $JIYI_HOME/lucene}), opened once with the configured
+     * settings; it catches up with the authority at each search.
+     */
+    public synchronized LuceneIndex lucene() {
+        if (lucene == null) {
+            lucene = LuceneIndex.open(home.dir().resolve("lucene"), config().lucene());
         }
-        return fts5;
+        return lucene;
+    }
+
+    /** The Lucene index if this engine opened it, for warnings and notices after a recall. */
+    public synchronized java.util.Optional<LuceneIndex> openedLucene() {
+        return java.util.Optional.ofNullable(lucene);
     }
 
     /** Recall settings of this home and environment. */
@@ -107,6 +129,14 @@ public final class Jiyi implements AutoCloseable {
 
     @Override
     public void close() {
-        authority.close();
+        try {
+            synchronized (this) {
+                if (lucene != null) {
+                    lucene.close();
+                }
+            }
+        } finally {
+            authority.close();
+        }
     }
 }

@@ -76,7 +76,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
             texts.add(e.text());
         }
         for (MemoryDraft d : memories) {
-            texts.add(memoryText(d.text(), d.quote(), d.subject(), d.gist(), d.cueKeys()));
+            texts.add(Memory.searchText(d.text(), d.quote(), d.subject(), d.gist(), d.cueKeys()));
         }
         // A batch is segmented on every core (the segmenter and its dictionary are immutable); the
         // write waits for it anyway.
@@ -117,7 +117,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     @Override
     public void memoryAdded(Sql tx, Memory memory) throws SQLException {
         write(tx, "INSERT INTO memories_fts (rowid, tokens) VALUES (?, ?)", memory.rowId(),
-                scopeToken(memory.scope()) + " " + tokensAhead(memoryText(memory)));
+                scopeToken(memory.scope()) + " " + tokensAhead(memory.searchText()));
     }
 
     @Override
@@ -149,7 +149,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         }
         java.util.Set<String> memoryTerms = new java.util.HashSet<>();
         for (Memory m : memories) {
-            memoryTerms.addAll(indexedTerms(memoryText(m)));
+            memoryTerms.addAll(indexedTerms(m.searchText()));
         }
         purgeKeyTraces(tx, "events_fts", eventTerms);
         purgeKeyTraces(tx, "memories_fts", memoryTerms);
@@ -157,13 +157,13 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
 
     /**
      * The terms FTS5 stores for a text: the analysis terms, split again where the 'ascii' tokenizer
-     * splits (ASCII characters that are not letters or digits; every other character is kept).
+     * splits ({@link ChineseTokens#storedPieces}).
      */
     static java.util.Set<String> indexedTerms(String text) {
         java.util.Set<String> out = new java.util.HashSet<>();
         for (String term : ChineseTokens.terms(text)) {
-            for (String piece : term.split("[\\x00-\\x2F\\x3A-\\x40\\x5B-\\x60\\x7B-\\x7F]+")) {
-                if (!piece.isEmpty() && !piece.startsWith(SCOPE_PREFIX)) {
+            for (String piece : ChineseTokens.storedPieces(term)) {
+                if (!piece.startsWith(SCOPE_PREFIX)) {
                     out.add(piece);
                 }
             }
@@ -281,7 +281,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
 
     /** A memory's FTS5 row: its scope token, then the tokens of what it is found by. */
     static String memoryRow(Memory memory) {
-        return scopeToken(memory.scope()) + " " + contentTokens(memoryText(memory));
+        return scopeToken(memory.scope()) + " " + contentTokens(memory.searchText());
     }
 
     /**
@@ -297,25 +297,6 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
                 }
                 sb.append(term);
             }
-        }
-        return sb.toString();
-    }
-
-    /** What a memory is found by: its text, quote, subject, gist and cue keys. */
-    static String memoryText(Memory m) {
-        return memoryText(m.text(), m.quote(), m.subject(), m.gist(), m.cueKeys());
-    }
-
-    private static String memoryText(String text, String quote, String subject, String gist, List<String> cueKeys) {
-        StringBuilder sb = new StringBuilder(text).append('\n').append(quote);
-        if (subject != null) {
-            sb.append('\n').append(subject);
-        }
-        if (gist != null) {
-            sb.append('\n').append(gist);
-        }
-        for (String cue : cueKeys) {
-            sb.append('\n').append(cue);
         }
         return sb.toString();
     }

@@ -1,0 +1,187 @@
+package dev.jiyi.lucene;
+
+import dev.jiyi.authority.Eligibility;
+import dev.jiyi.authority.Event;
+import dev.jiyi.authority.Memory;
+import dev.jiyi.authority.Scope;
+import dev.jiyi.authority.VectorCache;
+
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.FieldType;
+import org.apache.lucene.document.KnnFloatVectorField;
+import org.apache.lucene.document.LongField;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.index.IndexOptions;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.index.VectorSimilarityFunction;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.TermQuery;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * The Lucene documents, one per memory and one per raw event, and the filters over them. A document
+ * holds what searching and filtering need and nothing to read back: no field is stored, so no text
+ * lives in the index's stored-field files, and after a deletion is merged away no term of the deleted
+ * text remains anywhere (D1).
+ *
+ * <ul>
+ * <li>{@code key}: {@code m<row>} or {@code e<sequence>}, the unit of update and delete</li>
+ * <li>{@code id}, {@code type} ({@code memory}, {@code event}), {@code scope} (persona and project)</li>
+ * <li>{@code row}: the memory's row or the event's sequence (points and doc values: the tie-break
+ *     order and the "newest" rule)</li>
+ * <li>memories: {@code live} when not revoked, {@code valid_at} and {@code invalid_at} in epoch
+ *     microseconds (open is {@link Long#MAX_VALUE}), {@code event} the source event's ID, and one
+ *     vector field per embedding fingerprint and dimension</li>
+ * <li>{@link #MEMORY_TEXT} and {@link #EVENT_TEXT}: analyzed, positions kept (phrases), not stored;
+ *     two fields, so that BM25's statistics are those of memories and of events apart, as in FTS5's
+ *     two tables</li>
+ * </ul>
+ */
+final class Documents {
+
+    static final String KEY = "key";
+    static final String ID = "id";
+    static final String TYPE = "type";
+    static final String SCOPE = "scope";
+    static final String ROW = "row";
+    static final String LIVE = "live";
+    static final String VALID_AT = "valid_at";
+    static final String INVALID_AT = "invalid_at";
+    static final String SOURCE_EVENT = "event";
+    static final String MEMORY_TEXT = "memory_text";
+    static final String EVENT_TEXT = "event_text";
+
+    static final String MEMORY = "memory";
+    static final String EVENT = "event";
+
+    /** Analyzed for BM25 with positions (query terms of several pieces are phrases); never stored. */
+    private static final FieldType TEXT = new FieldType();
+
+    static {
+        TEXT.setTokenized(true);
+        TEXT.setStored(false);
+        TEXT.setIndexOptions(IndexOptions.DOCS_AND_FREQS_AND_POSITIONS);
+        TEXT.freeze();
+    }
+
+    private Documents() {
+    }
+
+    static Term memoryKey(long row) {
+        return new Term(KEY, "m" + row);
+    }
+
+    static Term eventKey(long sequence) {
+        return new Term(KEY, "e" + sequence);
+    }
+
+    static Term id(String type, String id) {
+        return new Term(ID, type.charAt(0) + id);
+    }
+
+    static Document event(Event e) {
+        Document d = new Document();
+        d.add(new StringField(KEY, eventKey(e.sequence()).text(), Field.Store.NO));
+        d.add(new StringField(ID, id(EVENT, e.id()).text(), Field.Store.NO));
+        d.add(new StringField(TYPE, EVENT, Field.Store.NO));
+        d.add(new StringField(SCOPE, scope(e.scope()), Field.Store.NO));
+        d.add(new LongField(ROW, e.sequence(), Field.Store.NO));
+        d.add(new Field(EVENT_TEXT, e.text(), TEXT));
+        return d;
+    }
+
+    static Document memory(Memory m, List<VectorCache.StoredVector> vectors) {
+        Document d = new Document();
+        d.add(new StringField(KEY, memoryKey(m.rowId()).text(), Field.Store.NO));
+        d.add(new StringField(ID, id(MEMORY, m.id()).text(), Field.Store.NO));
+        d.add(new StringField(TYPE, MEMORY, Field.Store.NO));
+        d.add(new StringField(SCOPE, scope(m.scope()), Field.Store.NO));
+        d.add(new LongField(ROW, m.rowId(), Field.Store.NO));
+        d.add(new StringField(SOURCE_EVENT, m.eventId(), Field.Store.NO));
+        if (!m.revoked()) {
+            d.add(new StringField(LIVE, "1", Field.Store.NO));
+        }
+        if (m.validity().validAt() != null) { // SQL's NULL: never valid at any time
+            d.add(new LongField(VALID_AT, micros(m.validity().validAt()), Field.Store.NO));
+        }
+        Instant invalidAt = m.validity().invalidAt();
+        d.add(new LongField(INVALID_AT, invalidAt == null ? Long.MAX_VALUE : micros(invalidAt), Field.Store.NO));
+        d.add(new Field(MEMORY_TEXT, m.searchText(), TEXT));
+        for (VectorCache.StoredVector v : vectors) {
+            if (v.vector().length > 0) {
+                d.add(new KnnFloatVectorField(vectorField(v.fingerprint(), v.vector().length), v.vector(),
+                        VectorSimilarityFunction.DOT_PRODUCT));
+            }
+        }
+        return d;
+    }
+
+    /**
+     * The memories {@code filter} admits, as filter clauses (no score): its scope, not revoked and,
+     * unless history is included, {@code valid_at <= at < invalid_at} (T3), in the authority's
+     * microsecond precision.
+     */
+    static Query eligible(Eligibility filter) {
+        BooleanQuery.Builder b = new BooleanQuery.Builder()
+                .add(new TermQuery(new Term(TYPE, MEMORY)), BooleanClause.Occur.FILTER)
+                .add(new TermQuery(new Term(SCOPE, scope(filter.scope()))), BooleanClause.Occur.FILTER)
+                .add(new TermQuery(new Term(LIVE, "1")), BooleanClause.Occur.FILTER);
+        if (!filter.includeHistory()) {
+            long at = micros(filter.at());
+            b.add(LongField.newRangeQuery(VALID_AT, Long.MIN_VALUE, at), BooleanClause.Occur.FILTER);
+            b.add(LongField.newRangeQuery(INVALID_AT, at == Long.MAX_VALUE ? at : at + 1, Long.MAX_VALUE),
+                    BooleanClause.Occur.FILTER);
+        }
+        return b.build();
+    }
+
+    /** The raw events of a scope. */
+    static Query events(Scope scope) {
+        return new BooleanQuery.Builder()
+                .add(new TermQuery(new Term(TYPE, EVENT)), BooleanClause.Occur.FILTER)
+                .add(new TermQuery(new Term(SCOPE, scope(scope))), BooleanClause.Occur.FILTER)
+                .build();
+    }
+
+    /** Persona and project, separated by a character neither may contain. */
+    static String scope(Scope scope) {
+        return scope.personaId() + '\u0000' + scope.projectId();
+    }
+
+    /**
+     * The vector field of a fingerprint and dimension (V1: vectors of different models are never
+     * compared): a short hash, since a fingerprint names a URL and a model.
+     */
+    static String vectorField(String fingerprint, int dimension) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(fingerprint.getBytes(StandardCharsets.UTF_8));
+            return "vector." + HexFormat.of().formatHex(digest, 0, 8) + "." + dimension;
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is always available", e);
+        }
+    }
+
+    /**
+     * Epoch microseconds, truncated as the authority stores times (its text sorts as these numbers
+     * do), so a range on them is the authority's comparison.
+     */
+    static long micros(Instant t) {
+        long seconds = t.getEpochSecond();
+        if (seconds > Long.MAX_VALUE / 1_000_000L - 1) {
+            return Long.MAX_VALUE;
+        }
+        if (seconds < Long.MIN_VALUE / 1_000_000L + 1) {
+            return Long.MIN_VALUE;
+        }
+        return seconds * 1_000_000L + t.getNano() / 1_000;
+    }
+}
