@@ -538,15 +538,47 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
                 }
             }
         }
+        List<Term> keys = new ArrayList<>();
+        List<Document> docs = new ArrayList<>();
         for (Event e : s.eventsById(events)) {
-            writer.updateDocument(Documents.eventKey(e.sequence()), Documents.event(e));
+            keys.add(Documents.eventKey(e.sequence()));
+            docs.add(Documents.event(e));
         }
         List<Memory> current = s.memoriesById(memories);
-        List<Document> docs = memoryDocuments(s, current);
-        for (int i = 0; i < current.size(); i++) {
-            writer.updateDocument(Documents.memoryKey(current.get(i).rowId()), docs.get(i));
+        for (Memory m : current) {
+            keys.add(Documents.memoryKey(m.rowId()));
         }
+        docs.addAll(memoryDocuments(s, current));
+        write(writer, keys, docs);
         return deleted;
+    }
+
+    /** Documents per write from which they are analyzed on every core. */
+    private static final int PARALLEL_FROM = 64;
+
+    /**
+     * Adds documents ({@code keys} null) or replaces those with these keys. Analysis (jieba) is most
+     * of the cost and happens inside the writer, which takes concurrent writes, so a large batch is
+     * written on every core; the documents have distinct keys, so their order does not matter.
+     */
+    private static void write(IndexWriter w, List<Term> keys, List<Document> docs) throws IOException {
+        java.util.function.IntConsumer one = i -> {
+            try {
+                if (keys == null) {
+                    w.addDocument(docs.get(i));
+                } else {
+                    w.updateDocument(keys.get(i), docs.get(i));
+                }
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        };
+        try {
+            java.util.stream.IntStream range = java.util.stream.IntStream.range(0, docs.size());
+            (docs.size() >= PARALLEL_FROM ? range.parallel() : range).forEach(one);
+        } catch (java.io.UncheckedIOException e) {
+            throw e.getCause();
+        }
     }
 
     /** The documents of these memories, each with its stored vectors, in their order. */
@@ -601,7 +633,7 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
                     for (Event e : page) {
                         docs.add(Documents.event(e));
                     }
-                    w.addDocuments(docs);
+                    write(w, null, docs);
                     events += page.size();
                 }
                 for (List<Memory> page = s.memoriesAfter(0, PAGE); !page.isEmpty();
@@ -610,7 +642,7 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
                     for (Document d : docs) {
                         vectors += d.getFields().stream().filter(f -> f.fieldType().vectorDimension() > 0).count();
                     }
-                    w.addDocuments(docs);
+                    write(w, null, docs);
                     memories += page.size();
                 }
                 w.setLiveCommitData(Map.of(SEQ, Long.toString(head), MARK, mark(s, head), VERSION, version).entrySet());
