@@ -207,7 +207,17 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
     private static final Sort NEWEST_FIRST = new Sort(
             LongField.newSortField(Documents.ROW, true, SortedNumericSelector.Type.MIN));
 
+    /**
+     * Lucene tells, through java.util.logging on stderr, that the JVM was started without the
+     * incubating Vector API ({@code --add-modules jdk.incubator.vector}, which the benchmarks pass).
+     * jiyi's stderr is for jiyi's own messages, so that notice is silenced; the logger is held here
+     * because java.util.logging keeps only weak references to loggers.
+     */
+    private static final java.util.logging.Logger VECTORIZATION_LOG =
+            java.util.logging.Logger.getLogger("org.apache.lucene.internal.vectorization");
+
     static {
+        VECTORIZATION_LOG.setLevel(java.util.logging.Level.SEVERE);
         // A long query is many OR'ed terms; FTS5 takes any number, so Lucene must take them too.
         IndexSearcher.setMaxClauseCount(Math.max(IndexSearcher.getMaxClauseCount(), 1 << 16));
     }
