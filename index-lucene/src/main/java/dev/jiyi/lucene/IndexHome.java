@@ -114,14 +114,14 @@ final class IndexHome {
     }
 
     /**
-     * Made in the last minute: perhaps by a rebuild in another process that has not taken its write
-     * lock yet.
+     * Made in the last few seconds: perhaps by a rebuild in another process that has not taken its
+     * write lock yet (it takes it right after making the directory).
      */
     private static boolean young(String name) {
         int dash = name.indexOf('-', PREFIX.length());
         try {
             long made = Long.parseLong(name.substring(PREFIX.length(), dash < 0 ? name.length() : dash));
-            return System.currentTimeMillis() - made < 60_000;
+            return System.currentTimeMillis() - made < 10_000;
         } catch (NumberFormatException e) {
             return false;
         }

@@ -510,6 +510,7 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
         searchers.maybeRefreshBlocking();
         if (deleted) {
             writer.deleteUnusedFiles();
+            home.removeStale(); // an older directory (before a rebuild) may still hold the text
         }
     }
 
