@@ -4,6 +4,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import tools.jackson.databind.JsonNode;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -23,7 +24,7 @@ import java.util.stream.Stream;
 
 /**
  * {@code jiyi demo}: runs real commands on a temporary home with a small bilingual conversation and
- * prints each command with its output.
+ * prints each command with its output, and the same questions answered by both indexes side by side.
  */
 @Command(name = "demo", description = "Run jiyi on a temporary home with a bundled bilingual sample.")
 final class DemoCommand implements Callable<Integer> {
@@ -142,7 +143,14 @@ final class DemoCommand implements Callable<Integer> {
         out.println("(common words alone are not evidence:)");
         run("recall", "的 我 了 the a");
 
-        section("7. Recall by meaning: a local Chinese/English embedding model, no network");
+        section("7. The same questions on both indexes: FTS5 (always there) and Lucene (derived, built on first use)");
+        out.println("(each query runs twice, with --index fts5 and with --index lucene; their top 3:)");
+        compare("北京");
+        compare("green tea");
+        compare("我住在哪里 where do I live");
+        out.println("(recall.index=lucene in config.properties, or JIYI_RECALL_INDEX=lucene, makes Lucene the default)");
+
+        section("8. Recall by meaning: a local Chinese/English embedding model, no network");
         run("event", "submit", "--id", "demo-7", "--role", "user", "--session", "s2",
                 "--occurred-at", "2025-01-11T08:30:00+08:00", "--text", "我养了一只橘猫，叫咪咪，每天早上叫我起床。");
         run("memory", "add", "--event", "demo-7", "--kind", "fact", "--basis", "user_statement",
@@ -154,7 +162,7 @@ final class DemoCommand implements Callable<Integer> {
         run("recall", "宠物", "--mode", "semantic", "--explain", "--limit", "3");
         run("recall", "我有宠物吗", "--mode", "deep", "--limit", "3");
 
-        section("8. Correcting a mistake, and forgetting on request");
+        section("9. Correcting a mistake, and forgetting on request");
         out.println("(an extraction misread the book; correcting it keeps the audit trail:)");
         String misread = memoryId(run("memory", "add", "--event", "demo-3", "--kind", "episode", "--basis", "user_statement",
                 "--text", "Is reading 《红楼梦》 this month", "--quote", "I'm reading 《三体》 this month"));
@@ -175,9 +183,72 @@ final class DemoCommand implements Callable<Integer> {
         run("recall", "门禁密码");
         run("delete", "--event", "demo-6");
         run("recall", "门禁密码", "--include-history");
+        out.println("(the Lucene index applies the deletion before it answers, and keeps no term of it:)");
+        run("recall", "门禁密码", "--include-history", "--index", "lucene");
 
-        section("9. Health");
+        section("10. Health: the Lucene index is derived, rebuilt from the database at any time");
+        run("reindex", "--lucene");
         run("doctor");
+    }
+
+    /**
+     * Runs one query on both indexes and prints their top results in two labelled blocks, then
+     * whether they agree. Anything an index says on stderr (the Lucene index's first build) is shown.
+     */
+    private void compare(String query) {
+        out.println("$ jiyi recall " + quote(new String[] {query}) + " --limit 3 --index fts5|lucene");
+        List<String> fts5 = top(query, "fts5");
+        List<String> lucene = top(query, "lucene");
+        if (fts5 == null || lucene == null) {
+            return;
+        }
+        block("fts5", fts5);
+        block("lucene", lucene);
+        if (fts5.equals(lucene)) {
+            out.println("  -> the same results in the same order");
+        } else if (!fts5.isEmpty() && !lucene.isEmpty() && fts5.get(0).equals(lucene.get(0))) {
+            out.println("  -> the same best result; BM25 differs in small ways between the engines");
+        } else {
+            out.println("  -> the indexes disagree on the best result");
+        }
+        out.flush();
+    }
+
+    /** The top results of {@code --json recall QUERY --index INDEX --limit 3} as lines, or null on failure. */
+    private List<String> top(String query, String index) {
+        Ran r = execute("--json", "recall", query, "--index", index, "--limit", "3");
+        r.err().lines().forEach(l -> out.println("  " + notice(l)));
+        if (r.code() != ExitCode.OK) {
+            failures++;
+            out.println("  !! --index " + index + ": exit code " + r.code() + ", expected 0");
+            return null;
+        }
+        List<String> lines = new ArrayList<>();
+        for (JsonNode item : Output.mapper().readTree(r.out()).get("results")) {
+            String label = item.get("type").asString().equals("memory") ? item.get("kind").asString()
+                    : "raw_event";
+            lines.add("[" + label + "] " + item.get("text").asString().replaceAll("\\s+", " ").strip());
+        }
+        return lines;
+    }
+
+    /** A JSON notice or warning line of stderr as text. */
+    private static String notice(String line) {
+        if (!line.startsWith("{")) {
+            return line;
+        }
+        JsonNode m = Output.mapper().readTree(line);
+        return m.has("notice") ? "jiyi: " + m.get("notice").asString()
+                : m.has("warning") ? "warning: " + m.get("warning").asString() : line;
+    }
+
+    private void block(String index, List<String> lines) {
+        if (lines.isEmpty()) {
+            out.println(String.format("  %-7s no evidence found for this query", index));
+        }
+        for (int i = 0; i < lines.size(); i++) {
+            out.println(String.format("  %-7s %d. %s", i == 0 ? index : "", i + 1, lines.get(i)));
+        }
     }
 
     private void section(String title) {
@@ -191,17 +262,11 @@ final class DemoCommand implements Callable<Integer> {
 
     private String runExpecting(int expected, String... args) {
         out.println("$ jiyi " + quote(args));
-        List<String> full = new ArrayList<>(List.of("--home", home.toString()));
-        full.addAll(List.of(args));
-        ByteArrayOutputStream stdout = new ByteArrayOutputStream();
-        ByteArrayOutputStream stderr = new ByteArrayOutputStream();
-        int code = Main.execute(full.toArray(String[]::new), new ByteArrayInputStream(new byte[0]),
-                new PrintStream(stdout, true, StandardCharsets.UTF_8), new PrintStream(stderr, true, StandardCharsets.UTF_8),
-                DEMO_ENV);
-        String text = stdout.toString(StandardCharsets.UTF_8);
-        String errors = stderr.toString(StandardCharsets.UTF_8);
+        Ran r = execute(args);
+        int code = r.code();
+        String text = r.out();
         text.lines().forEach(l -> out.println("  " + l));
-        errors.lines().filter(l -> !l.startsWith("Usage:")).forEach(l -> out.println("  " + l));
+        r.err().lines().filter(l -> !l.startsWith("Usage:")).forEach(l -> out.println("  " + l));
         if (code != expected) {
             failures++;
             out.println("  !! exit code " + code + ", expected " + expected);
@@ -210,6 +275,22 @@ final class DemoCommand implements Callable<Integer> {
         }
         out.flush();
         return text;
+    }
+
+    /** One command's exit code, stdout and stderr. */
+    private record Ran(int code, String out, String err) {
+    }
+
+    /** Runs {@code jiyi --home HOME args...} in this JVM with the demo's environment. */
+    private Ran execute(String... args) {
+        List<String> full = new ArrayList<>(List.of("--home", home.toString()));
+        full.addAll(List.of(args));
+        ByteArrayOutputStream stdout = new ByteArrayOutputStream();
+        ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+        int code = Main.execute(full.toArray(String[]::new), new ByteArrayInputStream(new byte[0]),
+                new PrintStream(stdout, true, StandardCharsets.UTF_8), new PrintStream(stderr, true, StandardCharsets.UTF_8),
+                DEMO_ENV);
+        return new Ran(code, stdout.toString(StandardCharsets.UTF_8), stderr.toString(StandardCharsets.UTF_8));
     }
 
     private static String memoryId(String output) {

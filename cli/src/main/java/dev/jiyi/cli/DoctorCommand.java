@@ -3,17 +3,33 @@ package dev.jiyi.cli;
 import dev.jiyi.authority.DoctorReport;
 import picocli.CommandLine.Command;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
-/** {@code jiyi doctor}: integrity, foreign keys, table counts, pending extractions (O6). */
-@Command(name = "doctor", description = "Check the database; exits 6 when something is wrong.")
+/**
+ * {@code jiyi doctor}: integrity, foreign keys, table counts, pending extractions (O6), and the
+ * derived Lucene index when there is one.
+ */
+@Command(name = "doctor", description = "Check the database and the Lucene index; exits 6 when something is wrong.")
 final class DoctorCommand extends Verb {
 
     @Override
     int run(Jiyi jiyi, Output out) {
         DoctorReport report = jiyi.authority().doctor();
+        LuceneHealth lucene = LuceneHealth.check(jiyi, report.tableCounts());
+        jiyi.openedLucene().ifPresent(index -> index.takeNotices().forEach(out::notice));
+        List<String> problems = new ArrayList<>(report.problems());
+        if (lucene.problem() != null) {
+            problems.add(lucene.problem());
+        }
+        boolean healthy = problems.isEmpty();
         if (out.json()) {
-            out.json(Views.doctor(report));
+            Map<String, Object> m = Views.doctor(report);
+            m.put("healthy", healthy);
+            m.put("problems", problems);
+            m.put("lucene", lucene.json());
+            out.json(m);
         } else {
             out.text("database: " + jiyi.home().database());
             out.text("schema version: " + report.schemaVersion());
@@ -24,9 +40,10 @@ final class DoctorCommand extends Verb {
             for (Map.Entry<String, Long> e : report.tableCounts().entrySet()) {
                 out.text(String.format("  %-16s %d", e.getKey(), e.getValue()));
             }
-            out.text(report.healthy() ? "healthy" : "PROBLEMS:");
-            report.problems().forEach(p -> out.text("  - " + p));
+            lucene.lines().forEach(out::text);
+            out.text(healthy ? "healthy" : "PROBLEMS:");
+            problems.forEach(p -> out.text("  - " + p));
         }
-        return report.healthy() ? ExitCode.OK : ExitCode.UNHEALTHY;
+        return healthy ? ExitCode.OK : ExitCode.UNHEALTHY;
     }
 }

@@ -60,7 +60,12 @@ public final class Jiyi implements AutoCloseable {
 
     /** Recall over the named index ({@code fts5} or {@code lucene}; null means {@code recall.index}). */
     public Recall recall(String indexName, RecallConfig config, Clock clock) {
-        return new Recall(authority, recallIndex(indexName), config, clock, this::embedder);
+        return recall(recallIndex(indexName), config, clock);
+    }
+
+    /** Recall over an index already chosen with {@link #recallIndex}. */
+    public Recall recall(RecallIndex index, RecallConfig config, Clock clock) {
+        return new Recall(authority, index, config, clock, this::embedder);
     }
 
     /**

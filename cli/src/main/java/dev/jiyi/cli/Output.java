@@ -59,6 +59,21 @@ final class Output {
         err.flush();
     }
 
+    /**
+     * Something jiyi did on its own that the person running it should know (a derived index rebuilt),
+     * on stderr: {@code jiyi: ...}, or {@code {"notice": ...}} in JSON mode. Never on stdout.
+     */
+    void notice(String message) {
+        if (json) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("notice", message);
+            err.println(mapper().writeValueAsString(m));
+        } else {
+            err.println("jiyi: " + message);
+        }
+        err.flush();
+    }
+
     /** An error on stderr. The message must already be free of user text (O7). */
     void error(int code, String message) {
         if (json) {

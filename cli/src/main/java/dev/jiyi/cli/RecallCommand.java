@@ -2,8 +2,10 @@ package dev.jiyi.cli;
 
 import dev.jiyi.authority.InvalidInputException;
 import dev.jiyi.authority.JiyiException;
+import dev.jiyi.authority.RecallIndex;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.Times;
+import dev.jiyi.lucene.LuceneIndex;
 import dev.jiyi.ranking.Recall;
 import dev.jiyi.ranking.RecallMode;
 import dev.jiyi.ranking.RecallRequest;
@@ -24,6 +26,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -49,7 +52,8 @@ final class RecallCommand extends Verb {
             description = "fast (default), semantic or deep.")
     RecallMode mode;
 
-    @Option(names = "--index", paramLabel = "INDEX", defaultValue = "fts5", description = "fts5 (default) or lucene.")
+    @Option(names = "--index", paramLabel = "INDEX",
+            description = "fts5 or lucene (default: the recall.index setting, else fts5).")
     String index;
 
     @Option(names = "--limit", paramLabel = "N", defaultValue = "10", description = "Results at most (default: 10).")
@@ -73,10 +77,11 @@ final class RecallCommand extends Verb {
         if (batch != null) {
             return batch(jiyi, config, out);
         }
-        Recall recall = jiyi.recall(index, config, Clock.systemUTC());
         RecallRequest request = new RecallRequest(scope(), query, mode, limit,
                 asOf == null ? null : Times.parse("as_of", asOf), includeHistory);
-        RecallResult result = recall.recall(request);
+        RecallIndex searched = jiyi.recallIndex(index);
+        RecallResult result = withIndexWarning(searched, jiyi.recall(searched, config, Clock.systemUTC()).recall(request));
+        notices(jiyi, out);
         if (out.json()) {
             out.json(resultJson(null, query, result, explain));
         } else {
@@ -86,6 +91,8 @@ final class RecallCommand extends Verb {
     }
 
     private int batch(Jiyi jiyi, dev.jiyi.ranking.RecallConfig config, Output out) throws IOException {
+        // A line without "index" uses --index, else recall.index: a bad setting fails before any line.
+        String fallback = index != null ? index : jiyi.recallIndex(null).name();
         int failures = 0;
         try (BufferedReader reader = batch.toString().equals("-")
                 ? new BufferedReader(new InputStreamReader(root().stdin(), StandardCharsets.UTF_8))
@@ -112,13 +119,17 @@ final class RecallCommand extends Verb {
                     Boolean history = json.bool("include_history");
                     Scope scope = new Scope(orElse(json.string("persona"), scope().personaId()),
                             orElse(json.string("project"), scope().projectId()));
-                    Recall recall = jiyi.recall(orElse(json.string("index"), index), config, Clock.systemUTC());
+                    RecallIndex searched = jiyi.recallIndex(orElse(json.string("index"), fallback));
+                    Recall recall = jiyi.recall(searched, config, Clock.systemUTC());
                     RecallRequest request = new RecallRequest(scope, q,
                             m == null ? mode : parseMode(m), lim == null ? limit : lim.intValue(),
                             asOfText == null ? null : Times.parse("as_of", asOfText),
                             history == null ? includeHistory : history);
-                    out.json(resultJson(tag, q, recall.recall(request), explain));
+                    RecallResult result = withIndexWarning(searched, recall.recall(request));
+                    notices(jiyi, out);
+                    out.json(resultJson(tag, q, result, explain));
                 } catch (JiyiException e) {
+                    notices(jiyi, out);
                     failures++;
                     Map<String, Object> error = new LinkedHashMap<>();
                     if (tag != null) {
@@ -136,6 +147,26 @@ final class RecallCommand extends Verb {
             return ExitCode.INVALID;
         }
         return ExitCode.OK;
+    }
+
+    /**
+     * The result, with the Lucene index's warning added when that index answered while behind the
+     * authority (another process holds its write lock, or catch-up ran out of time: L5).
+     */
+    private static RecallResult withIndexWarning(RecallIndex searched, RecallResult result) {
+        if (!(searched.lexical() instanceof LuceneIndex lucene)) {
+            return result;
+        }
+        return lucene.status().warning().map(w -> {
+            List<String> warnings = new ArrayList<>(result.warnings());
+            warnings.add(w);
+            return new RecallResult(result.items(), warnings);
+        }).orElse(result);
+    }
+
+    /** What the Lucene index did on its own during the recall (a rebuild and why), on stderr. */
+    private static void notices(Jiyi jiyi, Output out) {
+        jiyi.openedLucene().ifPresent(lucene -> lucene.takeNotices().forEach(out::notice));
     }
 
     private static BufferedReader open(Path file) throws IOException {

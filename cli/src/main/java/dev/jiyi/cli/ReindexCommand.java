@@ -1,35 +1,49 @@
 package dev.jiyi.cli;
 
 import dev.jiyi.authority.Authority;
+import dev.jiyi.lucene.LuceneIndex;
 import dev.jiyi.providers.ProviderException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * {@code jiyi reindex}: rebuilds the FTS5 index from the stored text, in one transaction (indexes
  * rebuild themselves when their version changes; this is for an index that {@code doctor} reports
  * out of step). {@code --vectors} instead embeds the scope's memories that lack a vector of the
- * current embedding model (V3, V4).
+ * current embedding model (V3, V4); {@code --lucene} rebuilds the derived Lucene index from the
+ * authority (L1). With both, the vectors come first, so that the rebuilt Lucene index holds them.
  */
 @Command(name = "reindex", description = {"Rebuild the FTS5 index from the stored events and memories, in one",
         "transaction (readers keep the old index until it commits). With --vectors: embed the scope's",
         "memories that have no vector of the current embedding model, outside any transaction, and",
-        "store the vectors only after every one was computed."})
+        "store the vectors only after every one was computed. With --lucene: rebuild the Lucene index",
+        "from the authority into a fresh directory and switch to it. With both: vectors, then Lucene."})
 final class ReindexCommand extends Verb {
 
     @Option(names = "--vectors", description = "Complete the scope's vectors instead of rebuilding FTS5.")
     boolean vectors;
 
+    @Option(names = "--lucene", description = "Rebuild the Lucene index ($JIYI_HOME/lucene) instead of FTS5.")
+    boolean lucene;
+
     @Override
     int run(Jiyi jiyi, Output out) throws IOException {
-        long started = System.nanoTime();
         if (vectors) {
-            return vectors(jiyi, out, started);
+            int code = vectors(jiyi, out, System.nanoTime());
+            if (code != ExitCode.OK || !lucene) {
+                return code; // a failed embedding stops here: the Lucene index is left as it was
+            }
         }
+        if (lucene) {
+            return lucene(jiyi, out, System.nanoTime());
+        }
+        long started = System.nanoTime();
         Authority.Rebuilt fed = jiyi.authority().rebuildIndexes();
         long millis = (System.nanoTime() - started) / 1_000_000;
         if (out.json()) {
@@ -41,6 +55,29 @@ final class ReindexCommand extends Verb {
             out.json(m);
         } else {
             out.text("rebuilt the FTS5 index: " + fed.events() + " events, " + fed.memories() + " memories in " + millis + " ms");
+        }
+        return ExitCode.OK;
+    }
+
+    private int lucene(Jiyi jiyi, Output out, long started) {
+        LuceneIndex index = jiyi.lucene();
+        LuceneIndex.Rebuilt fed = index.rebuild(jiyi.authority());
+        long millis = (System.nanoTime() - started) / 1_000_000;
+        Optional<Path> directory = index.directory();
+        if (out.json()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("rebuilt", "lucene");
+            m.put("events", fed.events());
+            m.put("memories", fed.memories());
+            m.put("vectors", fed.vectors());
+            m.put("applied_seq", fed.head());
+            m.put("directory", directory.map(d -> d.getFileName().toString()).orElse(null));
+            m.put("millis", millis);
+            out.json(m);
+        } else {
+            out.text("rebuilt the Lucene index: " + fed.events() + " events, " + fed.memories() + " memories, "
+                    + fed.vectors() + " vectors, up to change-log sequence " + fed.head() + " in " + millis + " ms"
+                    + directory.map(d -> " (" + d + ")").orElse(""));
         }
         return ExitCode.OK;
     }

@@ -24,6 +24,15 @@ class DemoTest {
                 .contains("corrected by")
                 .contains("deleted 1 event(s)")
                 .contains("memories embedded")
-                .contains("via vector");
+                .contains("via vector")
+                // L1 L3 the same queries on both indexes, the Lucene index built on first use and on demand
+                .contains("$ jiyi recall '北京' --limit 3 --index fts5|lucene")
+                .contains("  fts5    1. ")
+                .contains("  lucene  1. ")
+                .contains("jiyi: lucene index rebuilt from the authority: there was none yet")
+                .contains("rebuilt the Lucene index:")
+                .contains("lucene index: ")
+                .doesNotContain("the indexes disagree")
+                .doesNotContain("!! ");
     }
 }

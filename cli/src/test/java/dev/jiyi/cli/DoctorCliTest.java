@@ -5,10 +5,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -88,5 +91,137 @@ class DoctorCliTest {
         assertThat(rebuilt.json().get("events").asLong()).isEqualTo(2);
         assertThat(cli.run("doctor").code()).isZero();
         assertThat(cli.run("--json", "recall", "龙井").json().get("results")).hasSize(1);
+    }
+
+    // ------------------------------------------------------------------ the Lucene index
+
+    private static void submit(CliRunner cli, String id, String text) {
+        CliRunner.Result r = cli.run("event", "submit", "--id", id, "--role", "user", "--session", "s-" + id, "--text", text);
+        assertThat(r.code()).as(r.toString()).isZero();
+    }
+
+    private static void derive(CliRunner cli, String eventId, String text) {
+        CliRunner.Result r = cli.run("memory", "add", "--event", eventId, "--kind", "fact", "--basis", "user_statement",
+                "--text", text, "--quote", text);
+        assertThat(r.code()).as(r.toString()).isZero();
+    }
+
+    /** Overwrites every file of the index directory {@code lucene/current} names with garbage. */
+    private static void corrupt(Path home) throws Exception {
+        Path lucene = home.resolve("lucene");
+        Path dir = lucene.resolve(Files.readString(lucene.resolve("current")).strip());
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path f : files.filter(p -> !p.getFileName().toString().equals("write.lock")).toList()) {
+                Files.write(f, "not a lucene file at all, 不是索引".repeat(8).getBytes(StandardCharsets.UTF_8));
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("L1 doctor without a Lucene index: 'not built (optional ...)', healthy, exit 0, and builds none")
+    void luceneNotBuilt() {
+        CliRunner cli = new CliRunner(home);
+        submit(cli, "a", "你好 hello");
+        CliRunner.Result r = cli.run("doctor");
+        assertThat(r.code()).as(r.toString()).isZero();
+        assertThat(r.out()).contains("lucene index: not built (optional; built on first `recall --index lucene` or "
+                + "`reindex --lucene`)", "healthy");
+        JsonNode lucene = cli.run("--json", "doctor").json().get("lucene");
+        assertThat(lucene.get("present").asBoolean()).isFalse();
+        assertThat(lucene.get("problem").isNull()).isTrue();
+        assertThat(lucene.get("note").asString()).startsWith("not built");
+        assertThat(home.resolve("lucene")).doesNotExist();
+    }
+
+    @Test
+    @DisplayName("L1 L2 doctor with a built Lucene index: catches it up, counts its memory and event documents against "
+            + "the authority's rows (equal), shows applied seq against the change-log head; exit 0")
+    void luceneBuilt() throws Exception {
+        CliRunner cli = new CliRunner(home);
+        submit(cli, "e1", "我在杭州喝龙井 Longjing tea");
+        derive(cli, "e1", "我在杭州喝龙井");
+        submit(cli, "e2", "周末爬山 weekend hike");
+        assertThat(cli.run("recall", "龙井", "--index", "lucene").code()).isZero();
+        submit(cli, "e3", "下周去苏州 Suzhou next week"); // not applied yet: doctor catches up first
+        derive(cli, "e3", "下周去苏州");
+
+        CliRunner.Result r = cli.run("--json", "doctor");
+        assertThat(r.code()).as(r.toString()).isZero();
+        JsonNode lucene = r.json().get("lucene");
+        assertThat(lucene.get("present").asBoolean()).isTrue();
+        assertThat(lucene.get("memories").asLong()).isEqualTo(2).isEqualTo(r.json().get("tables").get("memories").asLong());
+        assertThat(lucene.get("events").asLong()).isEqualTo(3).isEqualTo(r.json().get("tables").get("events").asLong());
+        assertThat(lucene.get("applied_seq").asLong()).isEqualTo(lucene.get("change_log_head").asLong())
+                .isEqualTo(r.json().get("tables").get("change_log").asLong());
+        assertThat(lucene.get("read_only").asBoolean()).isFalse();
+        assertThat(lucene.get("problem").isNull()).isTrue();
+        assertThat(lucene.get("version").asString()).startsWith("jiyi-lucene-");
+        assertThat(lucene.get("directory").asString()).startsWith(home.resolve("lucene").toString());
+        assertThat(r.err()).isEmpty();
+
+        CliRunner.Result text = cli.run("doctor");
+        assertThat(text.code()).isZero();
+        assertThat(text.out()).contains("lucene index: " + home.resolve("lucene"), "memories         2 of 2",
+                "events           3 of 3", "healthy");
+
+        // A bad Lucene setting does not stop doctor: it is reported as a problem naming the key.
+        Files.writeString(home.resolve("config.properties"), "lucene.analyzer=ik\n");
+        CliRunner.Result badSetting = cli.run("doctor");
+        assertThat(badSetting.code()).as(badSetting.toString()).isEqualTo(ExitCode.UNHEALTHY);
+        assertThat(badSetting.out()).contains("integrity: ok", "lucene index not checked: lucene.analyzer: must be jiyi or smartcn");
+    }
+
+    @Test
+    @DisplayName("L1 a corrupted Lucene index: recall --index lucene still answers and a notice says it was rebuilt; "
+            + "doctor on a corrupted one rebuilds it the same way; doctor afterwards is healthy")
+    void luceneCorrupted() throws Exception {
+        CliRunner cli = new CliRunner(home);
+        submit(cli, "e1", "我在杭州喝龙井 Longjing tea");
+        derive(cli, "e1", "我在杭州喝龙井");
+        assertThat(cli.run("recall", "龙井", "--index", "lucene").code()).isZero();
+
+        corrupt(home);
+        CliRunner.Result recall = cli.run("--json", "recall", "龙井", "--index", "lucene");
+        assertThat(recall.code()).as(recall.toString()).isZero();
+        assertThat(recall.json().get("results")).hasSize(1);
+        assertThat(recall.err()).contains("lucene index rebuilt from the authority", "could not be read");
+        assertThat(recall.out()).doesNotContain("rebuilt");
+        CliRunner.Result healthy = cli.run("doctor");
+        assertThat(healthy.code()).as(healthy.toString()).isZero();
+        assertThat(healthy.err()).isEmpty();
+
+        corrupt(home);
+        CliRunner.Result doctor = cli.run("doctor");
+        assertThat(doctor.code()).as(doctor.toString()).isZero();
+        assertThat(doctor.err()).contains("jiyi: lucene index rebuilt from the authority");
+        assertThat(doctor.out()).contains("memories         1 of 1", "healthy");
+        assertThat(cli.run("recall", "Longjing", "--index", "lucene").out()).contains("我在杭州喝龙井");
+    }
+
+    @Test
+    @DisplayName("L1 O6 doctor reports a Lucene index whose documents do not match the authority's rows (exit 6, "
+            + "run jiyi reindex --lucene); after reindex --lucene it is healthy")
+    void luceneOutOfStep() throws Exception {
+        CliRunner cli = new CliRunner(home);
+        submit(cli, "e1", "我在杭州喝龙井 Longjing tea");
+        submit(cli, "e2", "周末爬山 weekend hike");
+        assertThat(cli.run("reindex", "--lucene").code()).isZero();
+        // Remove an event behind the authority's back: no change-log entry tells the index.
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + cli.database()); Statement s = c.createStatement()) {
+            s.execute("DELETE FROM events WHERE id = 'e2'");
+        }
+        CliRunner.Result sick = cli.run("doctor");
+        assertThat(sick.code()).as(sick.toString()).isEqualTo(ExitCode.UNHEALTHY);
+        assertThat(sick.out()).contains("lucene index holds 0 memory and 2 event document(s) for 0 memories and 1 events",
+                "jiyi reindex --lucene");
+        JsonNode json = cli.run("--json", "doctor").json();
+        assertThat(json.get("healthy").asBoolean()).isFalse();
+        assertThat(json.get("lucene").get("problem").asString()).contains("jiyi reindex --lucene");
+        assertThat(json.get("problems").toString()).contains("lucene index holds");
+
+        assertThat(cli.run("reindex").code()).isZero(); // the FTS5 rows of the removed event too
+        assertThat(cli.run("reindex", "--lucene").code()).isZero();
+        CliRunner.Result well = cli.run("doctor");
+        assertThat(well.code()).as(well.toString()).isZero();
     }
 }

@@ -770,7 +770,7 @@ class RecallCliTest {
                 /* 11 */ "{\"tag\": \"limit-0\", \"query\": \"书\", \"limit\": 0}",
                 /* 12 */ "{\"tag\": \"limit-201\", \"query\": \"书\", \"limit\": 201}",
                 /* 13 */ "{\"tag\": \"mode\", \"query\": \"书\", \"mode\": \"" + SECRET + "\"}",
-                /* 14 */ "{\"tag\": \"lucene\", \"query\": \"书\", \"index\": \"lucene\"}",
+                /* 14 */ "{\"tag\": \"lucene\", \"query\": \"鲁迅\", \"index\": \"lucene\"}",
                 /* 15 */ "{\"tag\": \"index\", \"query\": \"书\", \"index\": \"" + SECRET + "\"}",
                 /* 16 */ "{\"tag\": \"persona-number\", \"query\": \"书\", \"persona\": 7}",
                 /* 17 */ "{\"tag\": \"secret-as-of\", \"query\": \"" + SECRET_ZH + "\", \"as_of\": \"" + SECRET + "\"}",
@@ -797,6 +797,8 @@ class RecallCliTest {
             assertThat(ids(out.get(6))).containsExactly("bj");
             assertThat(out.get(21).get("tag").asString()).isEqualTo("ok3");
             assertThat(ids(out.get(21))).containsExactly(ids.get("book"));
+            assertThat(out.get(13).get("tag").asString()).isEqualTo("lucene");
+            assertThat(ids(out.get(13))).as("L1 a line may name the Lucene index").containsExactly(ids.get("book"));
             // Bad lines: an error line in place, naming the field and the rule.
             Map<Integer, List<String>> expected = new java.util.LinkedHashMap<>();
             expected.put(2, List.of("limit", "integer"));
@@ -810,7 +812,6 @@ class RecallCliTest {
             expected.put(11, List.of("limit", "between 1 and 200"));
             expected.put(12, List.of("limit", "between 1 and 200"));
             expected.put(13, List.of("mode", "fast, semantic, deep"));
-            expected.put(14, List.of("index", "lucene", "not available"));
             expected.put(15, List.of("index", "fts5 or lucene"));
             expected.put(16, List.of("persona", "string"));
             expected.put(17, List.of("as_of"));
@@ -887,7 +888,6 @@ class RecallCliTest {
         assertRejected(List.of("as_of"), "recall", SECRET_ZH, "--as-of", SECRET);
         assertRejected(List.of("--mode", "fast, semantic, deep"), "recall", SECRET_ZH, "--mode", "bogus");
         assertRejected(List.of("--mode", "fast, semantic, deep"), "recall", SECRET_ZH, "--mode", SECRET);
-        assertRejected(List.of("index", "lucene", "not available"), "recall", SECRET_ZH, "--index", "lucene");
         assertRejected(List.of("index", "fts5 or lucene"), "recall", SECRET_ZH, "--index", "other");
         assertRejected(List.of("index", "fts5 or lucene"), "recall", SECRET_ZH, "--index", SECRET);
         assertRejected(List.of("query", "--batch"), "recall", SECRET_ZH, "--batch", file.toString());

@@ -105,8 +105,8 @@ final class IndexHome {
                 String name = p.getFileName().toString();
                 if (name.startsWith(POINTER + ".tmp-")) {
                     Files.deleteIfExists(p);
-                } else if (name.startsWith(PREFIX) && !name.equals(current) && !young(name)
-                        && Files.isDirectory(p) && unlocked(p)) {
+                } else if (name.startsWith(PREFIX) && !name.equals(current)
+                        && !(young(name) && made(name) >= made(current)) && Files.isDirectory(p) && unlocked(p)) {
                     deleteTree(p);
                 }
             }
@@ -115,15 +115,24 @@ final class IndexHome {
 
     /**
      * Made in the last few seconds: perhaps by a rebuild in another process that has not taken its
-     * write lock yet (it takes it right after making the directory).
+     * write lock yet (it takes it right after making the directory). Only a directory newer than the
+     * current one can be that; an older one was replaced and is removed at once, since it may hold
+     * text deleted since (D1).
      */
     private static boolean young(String name) {
+        return System.currentTimeMillis() - made(name) < 10_000;
+    }
+
+    /** When a directory was made, from its name ({@code index-<millis>-<random>}); 0 if unreadable. */
+    private static long made(String name) {
+        if (!name.startsWith(PREFIX)) {
+            return 0;
+        }
         int dash = name.indexOf('-', PREFIX.length());
         try {
-            long made = Long.parseLong(name.substring(PREFIX.length(), dash < 0 ? name.length() : dash));
-            return System.currentTimeMillis() - made < 10_000;
+            return Long.parseLong(name.substring(PREFIX.length(), dash < 0 ? name.length() : dash));
         } catch (NumberFormatException e) {
-            return false;
+            return 0;
         }
     }
 

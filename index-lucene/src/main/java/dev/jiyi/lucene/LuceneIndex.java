@@ -855,7 +855,7 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
     /** Whether the home has an index at all (a pointer naming a directory that exists). */
     public static boolean exists(Path root) {
         try {
-            return new IndexHome(root).current().isPresent() && Files.isDirectory(root);
+            return new IndexHome(root).current().isPresent();
         } catch (IOException e) {
             return false;
         }
