@@ -51,7 +51,11 @@ import java.util.stream.Stream;
  *
  * <pre>java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar dev.jiyi.bench.quality.RecallQuality
  *     [--data DIR] [--datasets locomo,madial-zh,madial-en] [--mode fast,semantic,deep]
- *     [--cosine-threshold 0.3,0.5] [--semantic-limit N] [--calibrate]</pre>
+ *     [--cosine-threshold 0.3,0.5] [--semantic-limit N] [--calibrate] [--index fts5|lucene]</pre>
+ *
+ * <p>{@code --index} chooses the index recall searches, as {@code jiyi recall --index} does: FTS5
+ * with the exact vector scan (the default), or the derived Lucene index (BM25 and HNSW), built from
+ * each fresh archive on its first search.
  */
 public final class RecallQuality {
 
@@ -80,6 +84,7 @@ public final class RecallQuality {
         List<RecallMode> modes = List.of(RecallMode.FAST);
         List<Double> thresholds = null;
         boolean calibrate = false;
+        String index = "fts5";
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--data" -> data = Path.of(args[++i]);
@@ -102,26 +107,37 @@ public final class RecallQuality {
                         .map(t -> Double.parseDouble(t.strip())).toList();
                 case "--semantic-limit" -> config = config.withSemanticLimit(Integer.parseInt(args[++i]));
                 case "--calibrate" -> calibrate = true;
+                case "--index" -> index = switch (args[++i]) {
+                    case "fts5", "lucene" -> args[i];
+                    default -> throw new IllegalArgumentException("--index: must be fts5 or lucene, was " + args[i]);
+                };
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
         List<Row> rows = run(data, names, config, modes, thresholds == null ? List.of(config.cosineThreshold()) : thresholds,
-                calibrate);
+                calibrate, index);
+        System.out.println("recall index: " + index);
         System.out.println(table(rows));
     }
 
     /** Fast mode with this configuration (what the smoke test checks). */
     public static List<Row> run(Path data, List<String> names, RecallConfig config) throws Exception {
-        return run(data, names, config, List.of(RecallMode.FAST), List.of(config.cosineThreshold()), false);
+        return run(data, names, config, "fts5");
+    }
+
+    /** Fast mode with this configuration on the named index ({@code fts5} or {@code lucene}). */
+    public static List<Row> run(Path data, List<String> names, RecallConfig config, String index) throws Exception {
+        return run(data, names, config, List.of(RecallMode.FAST), List.of(config.cosineThreshold()), false, index);
     }
 
     /**
      * @param modes      the modes to run on each dataset
      * @param thresholds the cosine thresholds semantic and deep modes run at (each one)
      * @param calibrate  whether to print each dataset's cosine calibration table (to standard error)
+     * @param index      the index recall searches: {@code fts5} or {@code lucene}
      */
     public static List<Row> run(Path data, List<String> names, RecallConfig config, List<RecallMode> modes,
-                                List<Double> thresholds, boolean calibrate) throws Exception {
+                                List<Double> thresholds, boolean calibrate, String index) throws Exception {
         List<Row> rows = new ArrayList<>();
         for (String name : names) {
             Scenario s = switch (name) {
@@ -132,7 +148,7 @@ public final class RecallQuality {
                 case "madial-en-history" -> Datasets.madial(data.resolve("madial-bench"), "en", false);
                 default -> throw new IllegalArgumentException("unknown dataset " + name);
             };
-            List<Row> result = evaluate(s, config, modes, thresholds, calibrate);
+            List<Row> result = evaluate(s, config, modes, thresholds, calibrate, index);
             rows.addAll(result);
             System.err.println(table(result));
         }
@@ -140,7 +156,7 @@ public final class RecallQuality {
     }
 
     static List<Row> evaluate(Scenario s, RecallConfig config, List<RecallMode> modes, List<Double> thresholds,
-                              boolean calibrate) throws IOException, SQLException {
+                              boolean calibrate, String index) throws IOException, SQLException {
         Path home = Files.createTempDirectory("jiyi-quality-");
         try (Jiyi jiyi = Jiyi.open(new Home(home)); TrigramBaseline baseline = new TrigramBaseline(s)) {
             List<Memory> memories = load(jiyi.authority(), s);
@@ -174,13 +190,13 @@ public final class RecallQuality {
             List<Row> rows = new ArrayList<>();
             for (RecallMode mode : modes) {
                 if (mode == RecallMode.FAST) {
-                    Recall recall = new Recall(jiyi.authority(), jiyiIndex(jiyi), config, Clock.fixed(s.now(), ZoneOffset.UTC));
+                    Recall recall = new Recall(jiyi.authority(), jiyi.recallIndex(index), config, Clock.fixed(s.now(), ZoneOffset.UTC));
                     rows.add(evaluate(s, memories, recall, mode, Double.NaN, base));
                     continue;
                 }
                 for (double threshold : thresholds) {
                     Embedder model = embedder;
-                    Recall recall = new Recall(jiyi.authority(), jiyiIndex(jiyi), withThreshold(config, threshold),
+                    Recall recall = new Recall(jiyi.authority(), jiyi.recallIndex(index), withThreshold(config, threshold),
                             Clock.fixed(s.now(), ZoneOffset.UTC), () -> model);
                     rows.add(evaluate(s, memories, recall, mode, threshold, base));
                 }
@@ -237,10 +253,6 @@ public final class RecallQuality {
         return new RecallConfig(c.candidateLimit(), c.eventCandidateLimit(), c.eventEvidence(), c.contextEvidence(),
                 c.weights(), c.freshnessHalfLife(), c.gistAfter(), c.decadeAfter(), c.emotionHalfLife(), threshold,
                 c.rawTextCap(), c.semanticLimit());
-    }
-
-    private static dev.jiyi.authority.RecallIndex jiyiIndex(Jiyi jiyi) {
-        return jiyi.recallIndex("fts5");
     }
 
     /** Loads the scenario's events and memories; returns the memories as committed. */
