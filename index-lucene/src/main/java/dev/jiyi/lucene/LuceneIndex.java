@@ -34,6 +34,7 @@ import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.index.SortedNumericDocValues;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.index.TieredMergePolicy;
+
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.FieldDoc;
@@ -239,12 +240,14 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
     private String problem;
     private Status status = new Status(0, 0, false);
     private long lastLockAttempt;
+    /** Keys deleted since the last commit: the segments holding them are rewritten before it (D1). */
+    private final List<Term> removed = new ArrayList<>();
 
     private LuceneIndex(Path root, Options options) {
         this.home = new IndexHome(root);
         this.options = options;
         this.analyzer = options.analysis().analyzer();
-        this.version = "jiyi-lucene-1/" + options.analysis().version() + "/" + options.vectors().code()
+        this.version = "jiyi-lucene-2/" + options.analysis().version() + "/" + options.vectors().code()
                 + "/lucene-" + Version.LATEST;
     }
 
@@ -368,11 +371,7 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
         c.setOpenMode(mode);
         c.setCommitOnClose(false);
         c.setRAMBufferSizeMB(64);
-        TieredMergePolicy merges = new TieredMergePolicy();
-        // Any segment with a deleted document is rewritten by forceMergeDeletes (D1), not only those
-        // above the default 10% of deletions.
-        merges.setForceMergeDeletesPctAllowed(0);
-        c.setMergePolicy(merges);
+        c.setMergePolicy(new PurgePolicy(new TieredMergePolicy()));
         c.setCodec(codec(options.vectors()));
         return c;
     }
@@ -504,7 +503,14 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
     private void commit(boolean deleted) throws IOException {
         writer.setLiveCommitData(Map.of(SEQ, Long.toString(applied), MARK, appliedMark, VERSION, version).entrySet());
         if (deleted) {
-            writer.forceMergeDeletes(true);
+            PurgePolicy policy = (PurgePolicy) writer.getConfig().getMergePolicy();
+            policy.purge(segmentsHolding(removed));
+            try {
+                writer.forceMergeDeletes(true);
+            } finally {
+                policy.done();
+                removed.clear();
+            }
         }
         writer.commit();
         searchers.maybeRefreshBlocking();
@@ -515,19 +521,48 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
     }
 
     /**
+     * The segments that hold a document with any of these keys, deleted or not (postings ignore
+     * deletions): those hold the deleted text, or an older version of it. The searcher is refreshed
+     * first, so that documents still in the writer's buffer are flushed into a segment and named too.
+     */
+    private List<String> segmentsHolding(List<Term> keys) throws IOException {
+        searchers.maybeRefreshBlocking();
+        IndexSearcher searcher = searchers.acquire();
+        try {
+            List<String> out = new ArrayList<>();
+            for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
+                org.apache.lucene.index.Terms terms = leaf.reader().terms(Documents.KEY);
+                org.apache.lucene.index.Terms ids = leaf.reader().terms(Documents.ID);
+                for (Term key : keys) {
+                    org.apache.lucene.index.Terms field = key.field().equals(Documents.KEY) ? terms : ids;
+                    if (field != null && field.iterator().seekExact(key.bytes())) {
+                        out.add(((org.apache.lucene.index.SegmentReader)
+                                org.apache.lucene.index.FilterLeafReader.unwrap(leaf.reader())).getSegmentName());
+                        break;
+                    }
+                }
+            }
+            return out;
+        } finally {
+            searchers.release(searcher);
+        }
+    }
+
+    /**
      * Applies entries: deletions by row key first, then every event and memory the entries touched,
      * as it is now (absent means deleted, and a later entry of this batch says so). Returns whether
      * anything was deleted.
      */
     private boolean apply(Snapshot s, List<ChangeLog.Entry> entries) throws IOException {
         boolean deleted = false;
+        List<Term> removed = new ArrayList<>();
         Set<String> events = new LinkedHashSet<>();
         Set<String> memories = new LinkedHashSet<>();
         for (ChangeLog.Entry e : entries) {
             switch (e.entity()) {
                 case EVENT -> {
                     if (e.op() == ChangeLog.Op.DELETE) {
-                        writer.deleteDocuments(e.rowId() != null ? Documents.eventKey(e.rowId())
+                        removed.add(e.rowId() != null ? Documents.eventKey(e.rowId())
                                 : Documents.id(Documents.EVENT, e.entityId()));
                         deleted = true;
                     } else {
@@ -536,7 +571,7 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
                 }
                 case MEMORY -> {
                     if (e.op() == ChangeLog.Op.DELETE) {
-                        writer.deleteDocuments(e.rowId() != null ? Documents.memoryKey(e.rowId())
+                        removed.add(e.rowId() != null ? Documents.memoryKey(e.rowId())
                                 : Documents.id(Documents.MEMORY, e.entityId()));
                         deleted = true;
                     } else {
@@ -548,6 +583,10 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
                     // personas, relations, checkpoints: nothing of them is indexed
                 }
             }
+        }
+        if (!removed.isEmpty()) {
+            writer.deleteDocuments(removed.toArray(Term[]::new));
+            this.removed.addAll(removed);
         }
         List<Term> keys = new ArrayList<>();
         List<Document> docs = new ArrayList<>();
