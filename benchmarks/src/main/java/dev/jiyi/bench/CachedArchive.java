@@ -48,8 +48,13 @@ public final class CachedArchive {
     private static final String PROPERTIES = "archive.properties";
     private static final String COMPLETE = "complete";
 
-    /** How the archive's vectors are drawn: uniform on the sphere, or around seeded centroids. */
-    public enum Distribution { RANDOM, CLUSTERED }
+    /**
+     * How the archive's vectors are drawn: uniform on the sphere; around seeded centroids with
+     * isotropic noise; or from a seeded low-dimensional subspace ({@link VectorSource#SUBSPACE}
+     * dimensions). The first two have the full intrinsic dimension of the space, HNSW's hard case;
+     * text embeddings concentrate near a subspace of a few tens of dimensions, which the third models.
+     */
+    public enum Distribution { RANDOM, CLUSTERED, LOWRANK }
 
     /**
      * A vector per memory: {@code dimensions} floats of unit length, stored through
@@ -205,6 +210,9 @@ public final class CachedArchive {
         /** Clusters of the clustered distribution. */
         public static final int CENTROIDS = 1_000;
 
+        /** Dimensions of the low-rank distribution's subspace. */
+        public static final int SUBSPACE = 32;
+
         private final VectorSpec spec;
         private final SplittableRandom random;
         private final List<float[]> centroids;
@@ -212,10 +220,14 @@ public final class CachedArchive {
         public VectorSource(VectorSpec spec, long seed) {
             this.spec = spec;
             this.random = new SplittableRandom(seed);
-            this.centroids = spec.distribution() == Distribution.CLUSTERED
-                    ? SemanticHarness.randomUnitVectors(new SplittableRandom(seed ^ 0x5DEECE66DL), CENTROIDS,
-                            spec.dimensions())
-                    : List.of();
+            this.centroids = switch (spec.distribution()) {
+                case CLUSTERED -> SemanticHarness.randomUnitVectors(new SplittableRandom(seed ^ 0x5DEECE66DL), CENTROIDS,
+                        spec.dimensions());
+                // The subspace's basis: the same for every seed, like the centroids.
+                case LOWRANK -> SemanticHarness.randomUnitVectors(new SplittableRandom(0x5DEECE66DL), SUBSPACE,
+                        spec.dimensions());
+                case RANDOM -> List.of();
+            };
         }
 
         /** The next vector, of unit length. */
@@ -223,6 +235,25 @@ public final class CachedArchive {
             int d = spec.dimensions();
             if (centroids.isEmpty()) {
                 return SemanticHarness.randomUnitVectors(random, 1, d).getFirst();
+            }
+            if (spec.distribution() == Distribution.LOWRANK) {
+                double[] x = new double[d];
+                for (float[] basis : centroids) {
+                    double z = random.nextGaussian();
+                    for (int i = 0; i < d; i++) {
+                        x[i] += z * basis[i];
+                    }
+                }
+                double sum = 0;
+                for (double xi : x) {
+                    sum += xi * xi;
+                }
+                float[] v = new float[d];
+                double norm = Math.sqrt(sum);
+                for (int i = 0; i < d; i++) {
+                    v[i] = (float) (x[i] / norm);
+                }
+                return v;
             }
             float[] c = centroids.get(random.nextInt(centroids.size()));
             float[] v = new float[d];

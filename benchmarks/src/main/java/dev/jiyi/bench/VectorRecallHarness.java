@@ -69,7 +69,7 @@ public final class VectorRecallHarness implements Callable<Integer> {
             description = "Vector dimensions (default: ${DEFAULT-VALUE}, the local model's).")
     int dimensions;
 
-    @Option(names = "--distribution", paramLabel = "clustered|random", defaultValue = "CLUSTERED",
+    @Option(names = "--distribution", paramLabel = "clustered|random|lowrank", defaultValue = "CLUSTERED",
             description = "How vectors are drawn (default: clustered).")
     Distribution distribution;
 
