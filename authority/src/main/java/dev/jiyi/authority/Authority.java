@@ -445,6 +445,21 @@ public final class Authority implements AutoCloseable {
         return read(s -> s.latestEmotion(scope, asOf));
     }
 
+    /** {@link Snapshot#recentMemories} in a read of its own. */
+    public List<RecallRow> recentMemories(Scope scope, java.util.Set<Kind> kinds, Instant at, int limit) {
+        Eligibility filter = new Eligibility(scope, at, false);
+        return read(s -> s.recentMemories(filter, kinds, limit));
+    }
+
+    /** {@link Snapshot#recentEvents} in a read of its own. */
+    public List<Event> recentEvents(Scope scope, String sessionId, java.util.Set<Category> categories, Instant asOf,
+                                    int limit) {
+        if (sessionId != null) {
+            Ids.check("session", sessionId);
+        }
+        return read(s -> s.recentEvents(scope, sessionId, categories, asOf, limit));
+    }
+
     /** {@link Snapshot#vectorCoverage} in a read of its own. */
     public VectorCache.Coverage vectorCoverage(Scope scope, String fingerprint, Instant at, boolean includeHistory) {
         Eligibility filter = new Eligibility(scope, at, includeHistory);

@@ -239,6 +239,63 @@ public final class Snapshot {
         });
     }
 
+    /**
+     * The newest memories of these kinds that {@code filter} admits (newest by {@code valid_at},
+     * then by row), at most {@code limit}: the pack's recent agreements and growth records (P2).
+     * It reads through the index {@code memories_scope_kind}, never the whole scope.
+     */
+    public List<RecallRow> recentMemories(Eligibility filter, java.util.Set<Kind> kinds, int limit) {
+        Limits.limit("limit", limit);
+        return read("reading recent memories", () -> {
+            if (kinds.isEmpty()) {
+                return List.<RecallRow>of();
+            }
+            PreparedStatement ps = sql.prepare("SELECT " + Rows.qualified("m", Rows.MEMORY_COLUMNS) + ", e.occurred_at "
+                    + "FROM memories m JOIN events e ON e.id = m.event_id WHERE " + Sql.eligible("m", filter)
+                    + " AND m.kind IN (SELECT value FROM json_each(?)) ORDER BY m.valid_at DESC, m.seq DESC LIMIT ?");
+            int i = Sql.bindEligible(ps, 1, filter);
+            ps.setString(i, kinds.stream().map(k -> '"' + k.code() + '"')
+                    .collect(java.util.stream.Collectors.joining(",", "[", "]")));
+            ps.setInt(i + 1, limit);
+            List<RecallRow> out = Sql.list(ps, Snapshot::recallRow);
+            memoryRowsRead.addAndGet(out.size());
+            return out;
+        });
+    }
+
+    /**
+     * The latest events of {@code scope} in these categories, of one session when {@code sessionId}
+     * is given, that occurred at or before {@code asOf}: newest first (by occurrence, then sequence),
+     * at most {@code limit}. Amended events (a correction replaced what they said, C3) are left out,
+     * so their text cannot bring a corrected fact back.
+     */
+    public List<Event> recentEvents(Scope scope, String sessionId, java.util.Set<Category> categories, Instant asOf,
+                                    int limit) {
+        Limits.limit("limit", limit);
+        return read("reading recent events", () -> {
+            if (categories.isEmpty()) {
+                return List.<Event>of();
+            }
+            // Two statements, so that each walks its own index (events_scope_session or
+            // events_scope_occurred) instead of a condition that fits neither.
+            PreparedStatement ps = sql.prepare("SELECT " + Rows.EVENT_COLUMNS + " FROM events "
+                    + "WHERE persona_id = ? AND project_id = ? " + (sessionId == null ? "" : "AND session_id = ? ")
+                    + "AND amended = 0 AND category IN (SELECT value FROM json_each(?)) AND occurred_at <= ? "
+                    + "ORDER BY occurred_at DESC, sequence DESC LIMIT ?");
+            int i = 1;
+            ps.setString(i++, scope.personaId());
+            ps.setString(i++, scope.projectId());
+            if (sessionId != null) {
+                ps.setString(i++, sessionId);
+            }
+            ps.setString(i++, categories.stream().map(c -> '"' + c.code() + '"')
+                    .collect(java.util.stream.Collectors.joining(",", "[", "]")));
+            ps.setString(i++, Times.format(asOf));
+            ps.setInt(i, limit);
+            return Sql.list(ps, Rows::event);
+        });
+    }
+
     /** A memory row with its source event's {@code occurred_at}. */
     private static RecallRow recallRow(ResultSet rs) throws SQLException {
         Memory m = Rows.memory(rs);

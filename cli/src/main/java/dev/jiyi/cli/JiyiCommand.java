@@ -37,8 +37,12 @@ public final class JiyiCommand implements Runnable {
         m.put("delete", DeleteCommand.class);
         m.put("recall", RecallCommand.class);
         m.put("checkpoint", CheckpointCommand.class);
+        m.put("resume", ResumeCommand.class);
         m.put("reindex", ReindexCommand.class);
         m.put("doctor", DoctorCommand.class);
+        m.put("mcp", McpCommand.class);
+        m.put("probe", ProbeCommand.class);
+        m.put("bench", BenchCommand.class);
         m.put("demo", DemoCommand.class);
         return java.util.Collections.unmodifiableMap(m);
     }

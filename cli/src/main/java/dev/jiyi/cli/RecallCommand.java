@@ -153,7 +153,7 @@ final class RecallCommand extends Verb {
      * The result, with the Lucene index's warning added when that index answered while behind the
      * authority (another process holds its write lock, or catch-up ran out of time: L5).
      */
-    private static RecallResult withIndexWarning(RecallIndex searched, RecallResult result) {
+    static RecallResult withIndexWarning(RecallIndex searched, RecallResult result) {
         if (!(searched.lexical() instanceof LuceneIndex lucene)) {
             return result;
         }
@@ -165,7 +165,7 @@ final class RecallCommand extends Verb {
     }
 
     /** What the Lucene index did on its own during the recall (a rebuild and why), on stderr. */
-    private static void notices(Jiyi jiyi, Output out) {
+    static void notices(Jiyi jiyi, Output out) {
         jiyi.openedLucene().ifPresent(lucene -> lucene.takeNotices().forEach(out::notice));
     }
 

@@ -133,6 +133,22 @@ final class Views {
         return m;
     }
 
+    /** A context pack: its status, the context text and the metadata outside the budget (P1, P5). */
+    static Map<String, Object> pack(dev.jiyi.pack.Pack p) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("status", p.status());
+        m.put("context", p.context());
+        m.put("tokens", p.tokens());
+        m.put("budget", p.budget());
+        m.put("tokenizer", p.tokenizer());
+        m.put("included", p.included());
+        m.put("omitted", p.omitted());
+        m.put("empty", p.empty());
+        m.put("recalled_by", p.recalledBy());
+        m.put("warnings", p.warnings());
+        return m;
+    }
+
     static Map<String, Object> deletion(Deletion d) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("events", d.eventIds());

@@ -1,0 +1,14 @@
+package dev.jiyi.cli;
+
+import picocli.CommandLine.Command;
+
+/** Placeholder: being written (issue 12). */
+@Command(name = "probe", description = "Not yet available.")
+final class ProbeCommand extends Verb {
+
+    @Override
+    int run(Jiyi jiyi, Output out) {
+        out.error(ExitCode.REFUSED, "not yet available");
+        return ExitCode.REFUSED;
+    }
+}

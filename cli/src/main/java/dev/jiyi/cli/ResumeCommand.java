@@ -1,0 +1,96 @@
+package dev.jiyi.cli;
+
+import dev.jiyi.authority.RecallIndex;
+import dev.jiyi.pack.ContextPack;
+import dev.jiyi.pack.Pack;
+import dev.jiyi.pack.PackRequest;
+import dev.jiyi.ranking.RecallMode;
+import dev.jiyi.ranking.RecallResult;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+
+/** {@code jiyi resume}: the budgeted context pack for the next model call (P1-P5). */
+@Command(name = "resume", description = {"Pack a budgeted context for the next model call: persona, checkpoint,",
+        "agreements and growth, recalled memories, current emotion and recent turns, each whole or omitted."})
+final class ResumeCommand extends Verb {
+
+    @Option(names = "--budget", paramLabel = "N", defaultValue = "" + PackRequest.DEFAULT_BUDGET,
+            description = "Most tokens the context may take (default: ${DEFAULT-VALUE}).")
+    int budget;
+
+    @Option(names = "--model", paramLabel = "M",
+            description = "The model the context is for: OpenAI models count tokens (cl100k_base, o200k_base), "
+                    + "any other counts UTF-8 bytes (default: bytes).")
+    String model;
+
+    @Option(names = "--query", paramLabel = "Q",
+            description = "Recall by this (default: the checkpoint and the latest user turn).")
+    String query;
+
+    @Option(names = "--session", paramLabel = "S", description = "Session whose checkpoint and turns to pack (default: any).")
+    String session;
+
+    @Option(names = "--index", paramLabel = "INDEX",
+            description = "fts5 or lucene (default: the recall.index setting, else fts5).")
+    String index;
+
+    @Option(names = "--mode", paramLabel = "MODE", defaultValue = "fast",
+            description = "Recall mode for the recalled memories: fast (default), semantic or deep.")
+    RecallMode mode;
+
+    @Override
+    int run(Jiyi jiyi, Output out) {
+        PackRequest request = new PackRequest(scope(), budget, model, query, session, mode);
+        Pack pack = pack(jiyi, index, request);
+        RecallCommand.notices(jiyi, out);
+        if (out.json()) {
+            out.json(Views.pack(pack));
+            return ExitCode.OK;
+        }
+        if (pack.status().equals(Pack.INSUFFICIENT_BUDGET)) {
+            out.warn("insufficient budget: the persona and framing alone need more than " + pack.budget() + " "
+                    + unit(pack) + "; raise --budget or shorten the persona (jiyi persona edit)");
+        } else {
+            out.text(pack.context());
+        }
+        out.text("");
+        out.text("-- " + pack.tokens() + " of " + pack.budget() + " " + unit(pack) + " (" + pack.tokenizer() + ")");
+        List<String> included = new ArrayList<>();
+        pack.included().forEach((k, n) -> included.add(k + " (" + n + ")"));
+        out.text("included: " + (included.isEmpty() ? "nothing" : String.join(", ", included)));
+        out.text("omitted (did not fit): " + (pack.omitted().isEmpty() ? "nothing" : String.join(", ", pack.omitted())));
+        if (!pack.empty().isEmpty()) {
+            out.text("empty: " + String.join(", ", pack.empty()));
+        }
+        out.text("recalled by: " + pack.recalledBy());
+        pack.warnings().forEach(out::warn);
+        return ExitCode.OK;
+    }
+
+    /**
+     * Builds a pack through the named index (null: {@code recall.index}), adding the Lucene index's
+     * lag warning (L5) as recall does. Shared with the MCP server's {@code session_resume}.
+     */
+    static Pack pack(Jiyi jiyi, String index, PackRequest request) {
+        RecallIndex searched = jiyi.recallIndex(index);
+        ContextPack packer = new ContextPack(jiyi.authority(),
+                jiyi.recall(searched, jiyi.recallConfig(), Clock.systemUTC()), Clock.systemUTC());
+        Pack pack = packer.pack(request);
+        RecallResult lag = RecallCommand.withIndexWarning(searched, new RecallResult(List.of(), List.of()));
+        if (lag.warnings().isEmpty()) {
+            return pack;
+        }
+        List<String> warnings = new ArrayList<>(pack.warnings());
+        warnings.addAll(lag.warnings());
+        return new Pack(pack.status(), pack.context(), pack.tokens(), pack.budget(), pack.tokenizer(),
+                pack.included(), pack.omitted(), pack.empty(), pack.recalledBy(), warnings);
+    }
+
+    private static String unit(Pack pack) {
+        return pack.tokenizer().equals("utf8_bytes") ? "bytes" : "tokens";
+    }
+}
