@@ -162,7 +162,13 @@ final class DemoCommand implements Callable<Integer> {
         run("recall", "宠物", "--mode", "semantic", "--explain", "--limit", "3");
         run("recall", "我有宠物吗", "--mode", "deep", "--limit", "3");
 
-        section("9. Correcting a mistake, and forgetting on request");
+        section("9. A context pack for the next model call: whole components, in order, within a budget");
+        out.println("(recalled by the checkpoint and the latest user turn; counted in gpt-4o's tokens:)");
+        run("resume", "--session", "s2", "--budget", "1500", "--model", "gpt-4o");
+        out.println("(a smaller budget: a component that does not fit is left out whole and named; later ones may fit:)");
+        run("resume", "--session", "s2", "--budget", "400", "--model", "gpt-4o", "--query", "茶 tea");
+
+        section("10. Correcting a mistake, and forgetting on request");
         out.println("(an extraction misread the book; correcting it keeps the audit trail:)");
         String misread = memoryId(run("memory", "add", "--event", "demo-3", "--kind", "episode", "--basis", "user_statement",
                 "--text", "Is reading 《红楼梦》 this month", "--quote", "I'm reading 《三体》 this month"));
@@ -186,7 +192,7 @@ final class DemoCommand implements Callable<Integer> {
         out.println("(the Lucene index applies the deletion before it answers, and keeps no term of it:)");
         run("recall", "门禁密码", "--include-history", "--index", "lucene");
 
-        section("10. Health: the Lucene index is derived, rebuilt from the database at any time");
+        section("11. Health: the Lucene index is derived, rebuilt from the database at any time");
         run("reindex", "--lucene");
         run("doctor");
     }

@@ -32,6 +32,11 @@ class DemoTest {
                 .contains("jiyi: lucene index rebuilt from the authority: there was none yet")
                 .contains("rebuilt the Lucene index:")
                 .contains("lucene index: ")
+                // P2 P3 a context pack, and one with a component omitted whole
+                .contains("$ jiyi resume --session s2 --budget 1500 --model gpt-4o")
+                .contains("\"about\":\"Memory context from jiyi")
+                .contains("omitted (did not fit): nothing")
+                .containsPattern("omitted \\(did not fit\\): (checkpoint|agreements_and_growth|recalled_memories|current_emotion|recent_events)")
                 .doesNotContain("the indexes disagree")
                 .doesNotContain("!! ");
     }
