@@ -144,10 +144,11 @@ public final class ContextPack {
         } else {
             Map<String, Object> part = new LinkedHashMap<>();
             part.put("note", RECENT_NOTE);
-            part.put("turns", recent.stream().map(e -> turn(e, recall.config().rawTextCap())).toList());
+            boolean sessions = request.sessionId() == null; // turns of several sessions say which
+            part.put("turns", recent.stream().map(e -> turn(e, recall.config().rawTextCap(), sessions)).toList());
             fitter.tryAdd(Component.RECENT_EVENTS, part, recent.size());
         }
-        return new Pack(Pack.OK, fitter.text, fitter.tokens, request.budget(), counter.name(), fitter.included,
+        return new Pack(Pack.OK, fitter.text, fitter.tokens(), request.budget(), counter.name(), fitter.included,
                 fitter.omitted, empty, query == null ? "nothing" : recalledBy, warnings);
     }
 
@@ -250,9 +251,12 @@ public final class ContextPack {
         return m;
     }
 
-    private static Map<String, Object> turn(Event e, int cap) {
+    private static Map<String, Object> turn(Event e, int cap, boolean withSession) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("at", time(e.occurredAt()));
+        if (withSession) {
+            m.put("session", e.sessionId());
+        }
         m.put("role", e.role().code());
         String text = e.text();
         if (text.length() > cap) {
@@ -277,7 +281,7 @@ public final class ContextPack {
         private final Map<String, Integer> included = new LinkedHashMap<>();
         private final List<String> omitted = new ArrayList<>();
         private String text = "";
-        private int tokens;
+        private int tokens = 0;
 
         Fitter(TokenCounter counter, int budget) {
             this.counter = counter;
@@ -288,16 +292,33 @@ public final class ContextPack {
         boolean tryAdd(Component c, Object part, int items) {
             document.put(c.key(), part);
             String candidate = JSON.writeValueAsString(document);
-            int count = counter.count(candidate);
-            if (count <= budget) {
+            if (fits(candidate)) {
                 text = candidate;
-                tokens = count;
+                tokens = -1;
                 included.put(c.key(), items);
                 return true;
             }
             document.remove(c.key());
             omitted.add(c.key());
             return false;
+        }
+
+        /**
+         * Whether a text is within the budget. Both OpenAI encodings are byte-level BPE, so a text
+         * never has more tokens than UTF-8 bytes: a text within the budget in bytes needs no
+         * tokenizer run; only one over it is counted in tokens.
+         */
+        private boolean fits(String candidate) {
+            int bytes = candidate.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+            return bytes <= budget || (counter != TokenCounter.UTF8_BYTES && counter.count(candidate) <= budget);
+        }
+
+        /** The count of the context built, by the request's counter (P5). */
+        int tokens() {
+            if (tokens < 0) {
+                tokens = counter.count(text);
+            }
+            return tokens;
         }
     }
 }
