@@ -19,14 +19,11 @@ import dev.jiyi.ranking.RecallRequest;
 import dev.jiyi.ranking.RecallResult;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import tools.jackson.databind.SerializationFeature;
-import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -106,10 +103,6 @@ public final class LuceneRecallHarness implements Callable<Integer> {
             description = "Sizes (of --sizes) at which deletion is measured, on a copy (default: ${DEFAULT-VALUE}).")
     int[] deleteSizes;
 
-    @Option(names = "--archives", paramLabel = "DIR",
-            description = "Where built archives are kept and reused (default: jiyi-bench-archives under java.io.tmpdir).")
-    Path archives = CachedArchive.DEFAULT_ROOT;
-
     @Option(names = "--analysis", paramLabel = "jiyi|smartcn", defaultValue = "JIYI",
             description = "Lucene's analysis (default: jiyi, the same tokens as FTS5).")
     Analysis analysis;
@@ -120,16 +113,8 @@ public final class LuceneRecallHarness implements Callable<Integer> {
     @Option(names = "--rebuild", description = "Rebuild (and time) the Lucene index even when the archive has one.")
     boolean rebuild;
 
-    @Option(names = "--chunk-size", paramLabel = "N", defaultValue = "2000",
-            description = "Events and memories per batch call while building (default: ${DEFAULT-VALUE}).")
-    int chunkSize;
-
-    @Option(names = "--seed", paramLabel = "S", defaultValue = "" + ChatCorpus.DEFAULT_SEED,
-            description = "Corpus and query seed (default: ${DEFAULT-VALUE}).")
-    long seed;
-
-    @Option(names = "--json", paramLabel = "FILE", description = "Also write the figures to FILE as JSON.")
-    Path json;
+    @Mixin
+    ArchiveOptions common = new ArchiveOptions();
 
     private final PrintStream out;
 
@@ -198,7 +183,7 @@ public final class LuceneRecallHarness implements Callable<Integer> {
         Runtime rt = Runtime.getRuntime();
         String loadAtStart = IngestHarness.loadAverage();
         out.printf(Locale.ROOT, "jiyi FTS5 vs Lucene fast recall harness: seed %d, Java %s, %d processors, max heap %d MiB%n",
-                seed, System.getProperty("java.version"), rt.availableProcessors(), rt.maxMemory() >> 20);
+                common.seed, System.getProperty("java.version"), rt.availableProcessors(), rt.maxMemory() >> 20);
         out.println("load average at start: " + loadAtStart);
         List<SizeResult> results = new ArrayList<>();
         for (int size : sizes) {
@@ -210,12 +195,10 @@ public final class LuceneRecallHarness implements Callable<Integer> {
         printGrowth(results);
         String loadAtEnd = IngestHarness.loadAverage();
         out.println("load average at end: " + loadAtEnd);
-        if (json != null) {
-            Report report = new Report(seed, System.getProperty("java.version"), rt.availableProcessors(),
+        if (common.json != null) {
+            Report report = new Report(common.seed, System.getProperty("java.version"), rt.availableProcessors(),
                     rt.maxMemory(), loadAtStart, loadAtEnd, results);
-            JsonMapper mapper = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
-            Files.writeString(json, mapper.writeValueAsString(report) + "\n", StandardCharsets.UTF_8);
-            out.println("figures written to " + json);
+            common.writeJson(report, out);
         }
         return 0;
     }
@@ -230,7 +213,7 @@ public final class LuceneRecallHarness implements Callable<Integer> {
     }
 
     SizeResult run(int size) {
-        CachedArchive archive = CachedArchive.open(archives, size, seed, null, chunkSize, out);
+        CachedArchive archive = common.archive(size, null, out);
         Indexes indexes;
         List<Timing> timings = new ArrayList<>();
         String luceneKey = "luceneBuildNanos." + analysis.name().toLowerCase(Locale.ROOT);
@@ -264,8 +247,8 @@ public final class LuceneRecallHarness implements Callable<Integer> {
             for (QueryKind kind : QueryKind.values()) {
                 int unmeasured = kind == QueryKind.LONG ? Math.min(warmup, 10) : warmup;
                 int count = kind == QueryKind.LONG ? Math.min(queries, longQueries) : queries;
-                List<String> all = queries(kind, new ChatCorpus(seed, "query-" + kind), unmeasured + count,
-                        new SplittableRandom(seed + kind.ordinal()));
+                List<String> all = queries(kind, new ChatCorpus(common.seed, "query-" + kind), unmeasured + count,
+                        new SplittableRandom(common.seed + kind.ordinal()));
                 for (String q : all.subList(0, unmeasured)) {
                     for (Named n : named) {
                         candidates(authority, n.index(), q, eligible);
@@ -342,7 +325,7 @@ public final class LuceneRecallHarness implements Callable<Integer> {
                 catchUp(lucene, authority);
                 long before = CachedArchive.treeBytes(root);
                 long events = authority.tableCounts().get("events");
-                SplittableRandom random = new SplittableRandom(seed);
+                SplittableRandom random = new SplittableRandom(common.seed);
                 long[] inAuthority = new long[deletions];
                 long[] inLucene = new long[deletions];
                 List<Long> done = new ArrayList<>();

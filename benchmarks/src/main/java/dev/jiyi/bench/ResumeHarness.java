@@ -18,14 +18,11 @@ import dev.jiyi.pack.PackRequest;
 import dev.jiyi.ranking.RecallMode;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import tools.jackson.databind.SerializationFeature;
-import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -68,20 +65,8 @@ public final class ResumeHarness implements Callable<Integer> {
             description = "Budget of each pack (default: ${DEFAULT-VALUE}).")
     int budget;
 
-    @Option(names = "--archives", paramLabel = "DIR",
-            description = "Where built archives are kept and reused (default: jiyi-bench-archives under java.io.tmpdir).")
-    Path archives = CachedArchive.DEFAULT_ROOT;
-
-    @Option(names = "--chunk-size", paramLabel = "N", defaultValue = "2000",
-            description = "Events and memories per batch call while building (default: ${DEFAULT-VALUE}).")
-    int chunkSize;
-
-    @Option(names = "--seed", paramLabel = "S", defaultValue = "" + ChatCorpus.DEFAULT_SEED,
-            description = "Corpus and query seed (default: ${DEFAULT-VALUE}).")
-    long seed;
-
-    @Option(names = "--json", paramLabel = "FILE", description = "Also write the figures to FILE as JSON.")
-    Path json;
+    @Mixin
+    ArchiveOptions common = new ArchiveOptions();
 
     private final PrintStream out;
 
@@ -128,7 +113,7 @@ public final class ResumeHarness implements Callable<Integer> {
         }
         ChineseTokens.warmUp();
         String loadAtStart = IngestHarness.loadAverage();
-        out.printf(Locale.ROOT, "jiyi resume harness: seed %d, budget %d, Java %s, %d processors%n", seed, budget,
+        out.printf(Locale.ROOT, "jiyi resume harness: seed %d, budget %d, Java %s, %d processors%n", common.seed, budget,
                 System.getProperty("java.version"), Runtime.getRuntime().availableProcessors());
         out.println("load average at start: " + loadAtStart);
         List<SizeResult> results = new ArrayList<>();
@@ -146,18 +131,16 @@ public final class ResumeHarness implements Callable<Integer> {
         }
         String loadAtEnd = IngestHarness.loadAverage();
         out.println("load average at end: " + loadAtEnd);
-        if (json != null) {
-            Report report = new Report(seed, budget, System.getProperty("java.version"),
+        if (common.json != null) {
+            Report report = new Report(common.seed, budget, System.getProperty("java.version"),
                     Runtime.getRuntime().availableProcessors(), loadAtStart, loadAtEnd, results);
-            JsonMapper mapper = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
-            Files.writeString(json, mapper.writeValueAsString(report) + "\n", StandardCharsets.UTF_8);
-            out.println("figures written to " + json);
+            common.writeJson(report, out);
         }
         return 0;
     }
 
     SizeResult run(int size) {
-        CachedArchive archive = CachedArchive.open(archives, size, seed, null, chunkSize, out);
+        CachedArchive archive = common.archive(size, null, out);
         try (ScratchHome scratch = ScratchHome.create("resume")) {
             archive.copyTo(scratch.dir());
             try (Jiyi jiyi = Jiyi.open(scratch.home())) {
@@ -168,8 +151,8 @@ public final class ResumeHarness implements Callable<Integer> {
                     packers.add(new ContextPack(jiyi.authority(),
                             jiyi.recall(jiyi.recallIndex(c.index()), jiyi.recallConfig(), clock), clock));
                 }
-                List<String> queries = SemanticHarness.queries(new ChatCorpus(seed, "resume-query"), warmup + packs,
-                        new SplittableRandom(seed));
+                List<String> queries = SemanticHarness.queries(new ChatCorpus(common.seed, "resume-query"), warmup + packs,
+                        new SplittableRandom(common.seed));
                 long[][] nanos = new long[CASES.size()][packs];
                 double[] tokens = new double[CASES.size()];
                 double[] components = new double[CASES.size()];
@@ -206,7 +189,7 @@ public final class ResumeHarness implements Callable<Integer> {
 
     /** A live session on top of the archive: recent turns, agreements and growth, an emotion, a checkpoint. */
     private void addSession(Authority authority) {
-        ChatCorpus corpus = new ChatCorpus(seed, "resume-session");
+        ChatCorpus corpus = new ChatCorpus(common.seed, "resume-session");
         Instant start = Instant.now().minusSeconds(3_600);
         List<EventSubmission> turns = new ArrayList<>();
         for (int i = 0; i < SESSION_TURNS; i++) {
@@ -215,7 +198,7 @@ public final class ResumeHarness implements Callable<Integer> {
                     start.plusSeconds(60L * i)));
         }
         DeletionHarness.require(authority.submitEvents(turns));
-        SplittableRandom random = new SplittableRandom(seed);
+        SplittableRandom random = new SplittableRandom(common.seed);
         List<Derivation> drafts = new ArrayList<>();
         for (int i = 0; i < 26; i++) {
             EventSubmission e = turns.get(i);

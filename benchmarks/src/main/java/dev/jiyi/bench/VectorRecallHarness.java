@@ -22,15 +22,12 @@ import org.apache.lucene.index.SegmentInfos;
 import org.apache.lucene.store.FSDirectory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import tools.jackson.databind.SerializationFeature;
-import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -93,23 +90,11 @@ public final class VectorRecallHarness implements Callable<Integer> {
             description = "Unmeasured queries per index and setting first (default: ${DEFAULT-VALUE}).")
     int warmup;
 
-    @Option(names = "--archives", paramLabel = "DIR",
-            description = "Where built archives are kept and reused (default: jiyi-bench-archives under java.io.tmpdir).")
-    Path archives = CachedArchive.DEFAULT_ROOT;
-
     @Option(names = "--rebuild", description = "Rebuild (and time) the Lucene indexes even when the archive has them.")
     boolean rebuild;
 
-    @Option(names = "--chunk-size", paramLabel = "N", defaultValue = "2000",
-            description = "Events, memories and vectors per batch call while building (default: ${DEFAULT-VALUE}).")
-    int chunkSize;
-
-    @Option(names = "--seed", paramLabel = "S", defaultValue = "" + ChatCorpus.DEFAULT_SEED,
-            description = "Corpus and vector seed (default: ${DEFAULT-VALUE}).")
-    long seed;
-
-    @Option(names = "--json", paramLabel = "FILE", description = "Also write the figures to FILE as JSON.")
-    Path json;
+    @Mixin
+    ArchiveOptions common = new ArchiveOptions();
 
     private final PrintStream out;
 
@@ -150,7 +135,7 @@ public final class VectorRecallHarness implements Callable<Integer> {
         Runtime rt = Runtime.getRuntime();
         String loadAtStart = IngestHarness.loadAverage();
         out.printf(Locale.ROOT, "jiyi HNSW vs exact scan harness: seed %d, Java %s, %d processors, max heap %d MiB%n",
-                seed, System.getProperty("java.version"), rt.availableProcessors(), rt.maxMemory() >> 20);
+                common.seed, System.getProperty("java.version"), rt.availableProcessors(), rt.maxMemory() >> 20);
         out.println("load average at start: " + loadAtStart);
         List<SizeResult> results = new ArrayList<>();
         for (int size : sizes) {
@@ -161,20 +146,18 @@ public final class VectorRecallHarness implements Callable<Integer> {
         }
         String loadAtEnd = IngestHarness.loadAverage();
         out.println("load average at end: " + loadAtEnd);
-        if (json != null) {
-            Report report = new Report(seed, System.getProperty("java.version"), rt.availableProcessors(),
+        if (common.json != null) {
+            Report report = new Report(common.seed, System.getProperty("java.version"), rt.availableProcessors(),
                     rt.maxMemory(), loadAtStart, loadAtEnd, k, results);
-            JsonMapper mapper = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
-            Files.writeString(json, mapper.writeValueAsString(report) + "\n", StandardCharsets.UTF_8);
-            out.println("figures written to " + json);
+            common.writeJson(report, out);
         }
         return 0;
     }
 
     SizeResult run(int size) {
         VectorSpec spec = new VectorSpec(dimensions, distribution);
-        CachedArchive archive = CachedArchive.open(archives, size, seed, spec, chunkSize, out);
-        CachedArchive.VectorSource source = new CachedArchive.VectorSource(spec, seed + 1);
+        CachedArchive archive = common.archive(size, spec, out);
+        CachedArchive.VectorSource source = new CachedArchive.VectorSource(spec, common.seed + 1);
         List<float[]> warm = new ArrayList<>();
         for (int i = 0; i < warmup; i++) {
             warm.add(source.next());
