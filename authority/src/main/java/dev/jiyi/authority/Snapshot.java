@@ -190,7 +190,7 @@ public final class Snapshot {
             if (memoryRows.isEmpty()) {
                 return out;
             }
-            PreparedStatement ps = sql.prepare("SELECT " + Rows.qualified("m", Rows.MEMORY_COLUMNS) + ", e.occurred_at "
+            PreparedStatement ps = sql.prepare("SELECT " + Rows.qualified("m", Rows.MEMORY_COLUMNS) + ", " + OCCURRED_AT + " AS occurred_at "
                     + "FROM memories m JOIN events e ON e.id = m.event_id "
                     + "WHERE m.seq IN (SELECT value FROM json_each(?)) AND m.persona_id = ? AND m.project_id = ? "
                     + "ORDER BY m.seq");
@@ -228,10 +228,10 @@ public final class Snapshot {
      */
     public Optional<RecallRow> latestEmotion(Scope scope, Instant asOf) {
         return read("reading the latest emotion", () -> {
-            PreparedStatement ps = sql.prepare("SELECT " + Rows.qualified("m", Rows.MEMORY_COLUMNS) + ", e.occurred_at "
+            PreparedStatement ps = sql.prepare("SELECT " + Rows.qualified("m", Rows.MEMORY_COLUMNS) + ", " + OCCURRED_AT + " AS occurred_at "
                     + "FROM memories m JOIN events e ON e.id = m.event_id WHERE m.persona_id = ? AND m.project_id = ? "
                     + "AND m.emotion_label IS NOT NULL AND m.basis = 'assistant_expression' AND m.revoked_at IS NULL "
-                    + "AND e.occurred_at <= ? ORDER BY e.occurred_at DESC, m.seq DESC LIMIT 1");
+                    + "AND " + OCCURRED_AT + " <= ? ORDER BY " + OCCURRED_AT + " DESC, m.seq DESC LIMIT 1");
             ps.setString(1, scope.personaId());
             ps.setString(2, scope.projectId());
             ps.setString(3, Times.format(asOf));
@@ -250,7 +250,7 @@ public final class Snapshot {
             if (kinds.isEmpty()) {
                 return List.<RecallRow>of();
             }
-            PreparedStatement ps = sql.prepare("SELECT " + Rows.qualified("m", Rows.MEMORY_COLUMNS) + ", e.occurred_at "
+            PreparedStatement ps = sql.prepare("SELECT " + Rows.qualified("m", Rows.MEMORY_COLUMNS) + ", " + OCCURRED_AT + " AS occurred_at "
                     + "FROM memories m JOIN events e ON e.id = m.event_id WHERE " + Sql.eligible("m", filter)
                     + " AND m.kind IN (SELECT value FROM json_each(?)) ORDER BY m.valid_at DESC, m.seq DESC LIMIT ?");
             int i = Sql.bindEligible(ps, 1, filter);
@@ -296,7 +296,16 @@ public final class Snapshot {
         });
     }
 
-    /** A memory row with its source event's {@code occurred_at}. */
+    /**
+     * When a memory's content happened, as {@code occurred_at}: its source event's time, except for
+     * a memory that replaced a mistaken one (C1), whose source is the correction event made when the
+     * mistake was fixed: it happened when the mistaken one did, which its {@code valid_at} keeps (C2).
+     * Otherwise a corrected old episode would look new, and a faded emotion would come back (F1, F2, F4).
+     */
+    private static final String OCCURRED_AT =
+            "CASE WHEN e.category = 'correction' THEN m.valid_at ELSE e.occurred_at END";
+
+    /** A memory row with when it happened ({@link #OCCURRED_AT}). */
     private static RecallRow recallRow(ResultSet rs) throws SQLException {
         Memory m = Rows.memory(rs);
         return new RecallRow(m.rowId(), m, Times.read(rs.getString("occurred_at")));

@@ -47,7 +47,8 @@ import java.util.Set;
  * <p>Recalled memories are recalled by the request's query. Without one they are recalled by what
  * the host is doing: the checkpoint's goal, pending steps and next action, and the latest user turn
  * among the recent ones; with neither there is nothing to recall by and the component is empty (R6:
- * no unrelated recent memories stand in). Memories already in agreements and growth are not repeated.
+ * no unrelated recent memories stand in). Memories in agreements and growth are not repeated among
+ * the recalled ones, whether or not that component fit: each component holds the same at any budget.
  */
 public final class ContextPack {
 
@@ -115,14 +116,11 @@ public final class ContextPack {
         List<String> warnings = new ArrayList<>();
         List<RecalledItem> recalled = List.of();
         if (query != null) {
-            Set<String> seen = new HashSet<>();
-            agreements.forEach(a -> seen.add(a.memory().id()));
+            // Enough to fill the component after leaving out what agreements_and_growth already shows.
             RecallResult result = recall.recall(new RecallRequest(scope, query, request.mode(),
-                    MAX_RECALLED + seen.size(), null, false));
+                    MAX_RECALLED + agreements.size(), null, false));
             warnings.addAll(result.warnings());
-            recalled = result.items().stream()
-                    .filter(i -> i.memoryId() == null || !seen.contains(i.memoryId()))
-                    .limit(MAX_RECALLED).toList();
+            recalled = result.items();
         }
 
         List<String> empty = new ArrayList<>();
@@ -132,7 +130,13 @@ public final class ContextPack {
             empty.add(Component.CHECKPOINT.key());
         }
         addList(fitter, empty, Component.AGREEMENTS_AND_GROWTH, agreements.stream().map(ContextPack::agreement).toList());
-        addList(fitter, empty, Component.RECALLED_MEMORIES, recalled.stream().map(ContextPack::recalled).toList());
+        // What agreements_and_growth holds is never repeated, whether or not it fit: each component
+        // holds the same at any budget, and only whether it is in depends on the budget.
+        Set<String> shown = new HashSet<>();
+        agreements.forEach(a -> shown.add(a.memory().id()));
+        addList(fitter, empty, Component.RECALLED_MEMORIES, recalled.stream()
+                .filter(i -> i.memoryId() == null || !shown.contains(i.memoryId()))
+                .limit(MAX_RECALLED).map(ContextPack::recalled).toList());
         Optional<CurrentEmotion.State> mood = emotion.at(scope, now);
         if (mood.isPresent()) {
             fitter.tryAdd(Component.CURRENT_EMOTION, emotion(mood.get()), 1);

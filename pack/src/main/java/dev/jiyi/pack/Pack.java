@@ -12,7 +12,8 @@ import java.util.Map;
  * @param tokens the count of {@code context} by {@code tokenizer}; never more than {@code budget}
  * @param tokenizer {@code cl100k_base}, {@code o200k_base} or {@code utf8_bytes}
  * @param included the components in the context, in order, with how many items each holds
- * @param omitted the components that had something to say but did not fit (P3), in order
+ * @param omitted the components that had something to say but did not fit (P3), in order; all six
+ *                when the budget is insufficient (P4), since nothing was packed
  * @param empty the components that had nothing to add (no checkpoint, no emotion, ...)
  * @param recalledBy what the recalled memories were recalled by: {@code query}, {@code checkpoint},
  *                   {@code latest_user_turn}, {@code checkpoint+latest_user_turn}, or {@code nothing}
