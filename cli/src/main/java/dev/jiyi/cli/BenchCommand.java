@@ -1,14 +1,113 @@
 package dev.jiyi.cli;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
-/** Placeholder: being written (issue 12). */
-@Command(name = "bench", description = "Not yet available.")
-final class BenchCommand extends Verb {
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code jiyi bench}: the benchmark harnesses live in the {@code benchmarks} module, which the
+ * application jar does not contain (it would add JMH, the datasets' loaders and XChart to every cold
+ * start). The {@code ./jiyi} launcher at the root of a source checkout runs them: it builds the
+ * benchmarks jar when needed and starts the harness's main class. This command describes them in
+ * {@code --help}; asked to run one, it says where they run and exits 2, touching no data.
+ *
+ * <p>{@link Harness} is the list shown here; the launcher's {@code case} maps the same names to the
+ * same classes (a test checks that the two agree).
+ */
+@Command(name = "bench", description = {"Describe the benchmarks, which run through the ./jiyi launcher.",
+        "The harnesses are in the benchmarks module, which this application jar does not",
+        "contain. From the root of a source checkout, './jiyi bench HARNESS [OPTIONS]'",
+        "builds them when needed and runs one. Results and method: docs/benchmarks.md,",
+        "docs/recall-quality.md.",
+        "Run from the application jar, 'jiyi bench ...' only says so and exits 2."})
+final class BenchCommand implements Callable<Integer> {
+
+    /** The harnesses of {@code ./jiyi bench}, in the launcher's order. */
+    enum Harness {
+        RECALL("dev.jiyi.bench.quality.RecallQuality", "[--datasets locomo,madial-zh,...] [--index fts5|lucene]",
+                "Recall quality: evidence recall@5/@10 and MRR on LoCoMo and MADial-Bench, against a trigram FTS5"
+                        + " baseline."),
+        INGEST("dev.jiyi.bench.IngestHarness", "[options]",
+                "Ingestion throughput (single commits and batches) and CLI cold start."),
+        DELETE("dev.jiyi.bench.DeletionHarness", "[--sizes N,N] [--deletions K]",
+                "Permanent deletion latency and index rebuild at 10k and 100k events."),
+        SEMANTIC("dev.jiyi.bench.SemanticHarness", "[--sizes N,N]",
+                "Local embedding throughput; fast, semantic and deep recall latency at 10k and 100k memories."),
+        LUCENE("dev.jiyi.bench.LuceneRecallHarness", "[--sizes N,N] [--queries N] [--analysis jiyi|smartcn]",
+                "Fast recall on FTS5 against Lucene at 10k, 100k and 1M memories; index sizes; deletion."),
+        VECTORS("dev.jiyi.bench.VectorRecallHarness", "[--sizes N,N] [--formats float,int8]",
+                "HNSW vectors (float and int8) against an exact scan at 100k and 1M: latency and recall@10."),
+        RESUME("dev.jiyi.bench.ResumeHarness", "[--sizes N,N] [--packs N] [--budget N]",
+                "Context packs (session_resume) in process at 10k and 100k memories: p50, p95 and maximum."),
+        MCP("dev.jiyi.bench.McpLatencyHarness", "[--sizes N,N]",
+                "The MCP server's first-call and steady-state latency for memory_recall and session_resume.");
+
+        final String mainClass;
+        final String options;
+        final String summary;
+
+        Harness(String mainClass, String options, String summary) {
+            this.mainClass = mainClass;
+            this.options = options;
+            this.summary = summary;
+        }
+
+        /** The name after {@code ./jiyi bench}. */
+        String command() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    private CommandSpec spec;
+
+    @Parameters(paramLabel = "HARNESS", arity = "0..*",
+            description = "A harness and its options; see the list below (they run only through ./jiyi).")
+    List<String> harness;
+
+    /** The harness list, appended to the help from {@link Harness} so that it is written once. */
+    @Spec
+    void describe(CommandSpec commandSpec) {
+        this.spec = commandSpec;
+        commandSpec.usageMessage().footerHeading("%nHarnesses (./jiyi bench HARNESS [OPTIONS], from the repository root):%n")
+                .footer(harnessLines().stream().map(l -> l.replace("%", "%%")).toArray(String[]::new));
+    }
+
+    /**
+     * One entry per harness: its name and options, then what it measures and its main class,
+     * wrapped for an 80-column terminal (picocli would break {@code dev.jiyi.bench...} at a dot).
+     */
+    static List<String> harnessLines() {
+        List<String> lines = new ArrayList<>();
+        for (Harness h : Harness.values()) {
+            lines.add("  " + h.command() + " " + h.options);
+            for (String l : SideBySide.wrap(h.summary + " (" + h.mainClass + ")", 72)) {
+                lines.add("      " + l);
+            }
+        }
+        return lines;
+    }
 
     @Override
-    int run(Jiyi jiyi, Output out) {
-        out.error(ExitCode.REFUSED, "not yet available");
-        return ExitCode.REFUSED;
+    public Integer call() {
+        JiyiCommand root = (JiyiCommand) spec.root().userObject();
+        Output out = new Output(spec.commandLine().getOut(), spec.commandLine().getErr(), root.json);
+        List<String> names = new ArrayList<>();
+        for (Harness h : Harness.values()) {
+            names.add(h.command());
+        }
+        out.error(ExitCode.INVALID, "bench: benchmarks run only through the ./jiyi launcher in a source checkout"
+                + " (./jiyi bench " + String.join("|", names) + " [OPTIONS]); this application jar does not"
+                + " contain them");
+        if (!out.json()) {
+            harnessLines().forEach(spec.commandLine().getErr()::println);
+            spec.commandLine().getErr().flush();
+        }
+        return ExitCode.INVALID;
     }
 }

@@ -99,31 +99,53 @@ final class Config {
      * neither the URL nor an API key is ever part of an error.
      */
     dev.jiyi.providers.Endpoint endpoint(String prefix, Duration timeout) {
-        String url = get(prefix + ".url");
-        String model = get(prefix + ".model");
-        if (url == null || url.isBlank()) {
+        Setting url = setting(prefix + ".url");
+        if (url == null) {
             return null;
         }
-        if (model == null || model.isBlank()) {
-            throw new InvalidInputException(prefix + ".model", "is required when " + prefix + ".url is set");
+        return endpoint(url, new Setting(prefix + ".model", get(prefix + ".model")), setting(prefix + ".api_key"),
+                prefix + ".timeout_seconds", timeout);
+    }
+
+    /**
+     * A value and the name it was given under: a settings key ({@code probe.url}) or a flag
+     * ({@code --url-a}). Errors name it, never the value.
+     */
+    record Setting(String name, String value) {
+    }
+
+    /** The setting {@code key}, or null when it is unset or blank. */
+    Setting setting(String key) {
+        String v = get(key);
+        return v == null || v.isBlank() ? null : new Setting(key, v);
+    }
+
+    /**
+     * An endpoint from settings already chosen (the URL non-null), checked by the rules of every
+     * endpoint: an http(s) URL, a model, a printable key, a timeout in (0, 3600] seconds read from
+     * {@code timeoutKey}. Errors name the setting that broke a rule.
+     */
+    dev.jiyi.providers.Endpoint endpoint(Setting url, Setting model, Setting key, String timeoutKey,
+                                         Duration timeout) {
+        if (model.value() == null || model.value().isBlank()) {
+            throw new InvalidInputException(model.name(), "is required when " + url.name() + " is set");
         }
-        if (okhttp3.HttpUrl.parse(url.strip()) == null || url.strip().length() > MAX_URL) {
-            throw new InvalidInputException(prefix + ".url", "must be an http:// or https:// URL of at most "
+        if (okhttp3.HttpUrl.parse(url.value().strip()) == null || url.value().strip().length() > MAX_URL) {
+            throw new InvalidInputException(url.name(), "must be an http:// or https:// URL of at most "
                     + MAX_URL + " characters");
         }
-        if (model.strip().length() > dev.jiyi.authority.Limits.MAX_LABEL) {
-            throw new InvalidInputException(prefix + ".model", "must be at most " + dev.jiyi.authority.Limits.MAX_LABEL
+        if (model.value().strip().length() > dev.jiyi.authority.Limits.MAX_LABEL) {
+            throw new InvalidInputException(model.name(), "must be at most " + dev.jiyi.authority.Limits.MAX_LABEL
                     + " characters");
         }
-        String key = get(prefix + ".api_key");
-        if (key != null && !key.strip().chars().allMatch(c -> c >= 0x21 && c <= 0x7e)) {
-            throw new InvalidInputException(prefix + ".api_key", "must be printable ASCII without spaces");
+        if (key != null && !key.value().strip().chars().allMatch(c -> c >= 0x21 && c <= 0x7e)) {
+            throw new InvalidInputException(key.name(), "must be printable ASCII without spaces");
         }
-        double seconds = number(prefix + ".timeout_seconds", timeout.toSeconds());
+        double seconds = number(timeoutKey, timeout.toSeconds());
         if (!(seconds > 0 && seconds <= 3_600)) {
-            throw new InvalidInputException(prefix + ".timeout_seconds", "must be a number of seconds in (0, 3600]");
+            throw new InvalidInputException(timeoutKey, "must be a number of seconds in (0, 3600]");
         }
-        return new dev.jiyi.providers.Endpoint(url, model, key,
+        return new dev.jiyi.providers.Endpoint(url.value(), model.value(), key == null ? null : key.value(),
                 Duration.ofMillis(Math.round(seconds * 1_000)));
     }
 

@@ -6,10 +6,12 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code jiyi delete (--event ID | --memory ID)}: permanent deletion (D1-D3). */
-@Command(name = "delete", description = {"Permanently delete an event or a memory: the source event, every memory",
-        "derived from it and the whole correction lineage, with their search entries, vectors and relation",
-        "edges, in one transaction. Memories only 'related' to them survive. The scope's checkpoints are",
-        "invalidated. Copies outside this database (exports, backups, emitted packs) are not touched."})
+@Command(name = "delete", description = {"Permanently delete an event or a memory, with everything derived from it.",
+        "It removes the source event, every memory derived from it and the whole",
+        "correction lineage, with their search entries, vectors and relation edges, in",
+        "one transaction. Memories only 'related' to them survive. The scope's",
+        "checkpoints are invalidated. Copies outside this database (exports, backups,",
+        "emitted packs) are not touched."})
 final class DeleteCommand extends Verb {
 
     @ArgGroup(exclusive = true, multiplicity = "1")

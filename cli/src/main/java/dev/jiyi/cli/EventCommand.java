@@ -27,8 +27,9 @@ final class EventCommand {
     static final Set<String> BATCH_FIELDS = Set.of("id", "role", "text", "session", "occurred_at", "source",
             "category", "persona", "project");
 
-    @Command(name = "submit", description = {"Store one event, or many with --batch (one JSON object per line:",
-            "{\"id\", \"role\", \"text\", \"session\", \"occurred_at\", \"source\"?, \"category\"?, \"persona\"?, \"project\"?})."})
+    @Command(name = "submit", description = {"Store one original event, or many with --batch.",
+            "A batch is one JSON object per line: {\"id\", \"role\", \"text\", \"session\",",
+            "\"occurred_at\", \"source\"?, \"category\"?, \"persona\"?, \"project\"?}."})
     static final class Submit extends Verb {
 
         @ArgGroup(exclusive = true, multiplicity = "1")

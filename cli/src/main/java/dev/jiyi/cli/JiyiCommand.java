@@ -1,25 +1,36 @@
 package dev.jiyi.cli;
 
 import dev.jiyi.authority.Scope;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
 
 import java.io.InputStream;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 
-/** The root {@code jiyi} command: global options, inherited by every subcommand. */
+/**
+ * The root {@code jiyi} command: global options, inherited by every subcommand. Run without a
+ * command it prints the command list (the same as {@code --help}) and exits 0.
+ */
 @Command(name = "jiyi",
         scope = ScopeType.INHERIT,
         mixinStandardHelpOptions = true,
         version = "jiyi 0.1.0",
         description = "记忆 jiyi: a local long-term memory engine for chat assistants and agents.",
         footer = {"",
+                "Run 'jiyi COMMAND --help' for a command's options; docs/cli.md has them all.",
                 "Exit codes: 0 ok, 1 not found, 2 invalid input, 3 conflict, 4 refused,",
                 "5 provider failure (data saved, work pending), 6 doctor found a problem.",
                 "Scope IDs (persona, project) are partitions, not security boundaries."})
-public final class JiyiCommand implements Runnable {
+public final class JiyiCommand implements Callable<Integer> {
 
     /**
      * The commands, in help order. They are registered in {@link Main}: only the one being run
@@ -63,6 +74,9 @@ public final class JiyiCommand implements Runnable {
             description = "Machine-readable JSON on stdout (one document per line).")
     boolean json;
 
+    @Spec
+    CommandSpec spec;
+
     private final InputStream stdin;
     private final Map<String, String> env;
 
@@ -83,9 +97,33 @@ public final class JiyiCommand implements Runnable {
         return Home.resolve(home, env);
     }
 
+    /**
+     * No command: the command list, as {@code --help} prints it, on stdout; with {@code --json}, one
+     * object {@code {"commands": [{"name", "summary"}, ...]}}. Exit 0: help was asked for by asking
+     * for nothing. ({@link Main} registers every command when none is named.)
+     */
     @Override
-    public void run() {
-        throw new picocli.CommandLine.ParameterException(
-                new picocli.CommandLine(this), "a command is required (see jiyi --help)");
+    public Integer call() {
+        CommandLine cli = spec.commandLine();
+        if (!json) {
+            cli.usage(cli.getOut());
+            cli.getOut().flush();
+            return ExitCode.OK;
+        }
+        List<Map<String, String>> commands = new ArrayList<>();
+        cli.getSubcommands().forEach((name, sub) -> {
+            Map<String, String> c = new LinkedHashMap<>();
+            c.put("name", name);
+            c.put("summary", summary(sub.getCommandSpec()));
+            commands.add(c);
+        });
+        new Output(cli.getOut(), cli.getErr(), true).json(Map.of("commands", commands));
+        return ExitCode.OK;
+    }
+
+    /** A command's one-line summary: the first line of its description, as the command list shows it. */
+    static String summary(CommandSpec command) {
+        String[] description = command.usageMessage().description();
+        return description.length == 0 ? "" : description[0];
     }
 }

@@ -43,6 +43,10 @@ public final class Main {
             // A recall query is free text: "-书" or "--x" is searched, not parsed as an option (R2).
             cli.getSubcommands().get("recall").setUnmatchedOptionsArePositionalParams(true);
         }
+        if (cli.getSubcommands().containsKey("bench")) {
+            // `jiyi bench lucene --sizes 1000` gets the launcher's explanation, not an unknown-option error.
+            cli.getSubcommands().get("bench").setUnmatchedOptionsArePositionalParams(true);
+        }
         // Settings after the subcommands are added: picocli applies them to the commands present.
         cli.setOut(outWriter)
                 .setErr(errWriter)

@@ -71,9 +71,9 @@ final class MemoryCommand {
         }
     }
 
-    @Command(name = "add", description = {"Derive a memory from one event by hand, with the same validation as",
-            "extraction; or many with --batch (one JSON object per line with the same fields, snake_case;",
-            "\"cues\" is an array of strings)."})
+    @Command(name = "add", description = {"Derive a memory from one event by hand, or many with --batch.",
+            "The same validation as extraction applies. A batch is one JSON object per line",
+            "with the same fields, snake_case; \"cues\" is an array of strings."})
     static final class Add extends Verb {
 
         @ArgGroup(exclusive = true, multiplicity = "1")
@@ -268,9 +268,10 @@ final class MemoryCommand {
         }
     }
 
-    @Command(name = "correct", description = {"Correct a mistaken memory: records the corrected text as a new",
-            "correction event, revokes the mistaken memory, derives the corrected one with a 'corrects' link,",
-            "marks the old event amended and invalidates the scope's checkpoints. For a fact that changed",
+    @Command(name = "correct", description = {"Correct a mistaken memory through a new correction event.",
+            "The event holds the corrected text. The mistaken memory is revoked, the",
+            "corrected one is derived with a 'corrects' link, the old event is marked",
+            "amended and the scope's checkpoints are invalidated. For a fact that changed",
             "(not a mistake), submit a new event instead."})
     static final class Correct extends Verb {
         @Parameters(index = "0", paramLabel = "ID", description = "The mistaken memory's ID.")

@@ -19,11 +19,13 @@ import java.util.Optional;
  * current embedding model (V3, V4); {@code --lucene} rebuilds the derived Lucene index from the
  * authority (L1). With both, the vectors come first, so that the rebuilt Lucene index holds them.
  */
-@Command(name = "reindex", description = {"Rebuild the FTS5 index from the stored events and memories, in one",
-        "transaction (readers keep the old index until it commits). With --vectors: embed the scope's",
-        "memories that have no vector of the current embedding model, outside any transaction, and",
-        "store the vectors only after every one was computed. With --lucene: rebuild the Lucene index",
-        "from the authority into a fresh directory and switch to it. With both: vectors, then Lucene."})
+@Command(name = "reindex", description = {"Rebuild the search indexes from the stored events and memories.",
+        "Without options: the FTS5 index, in one transaction (readers keep the old index",
+        "until it commits). With --vectors: embed the scope's memories that have no",
+        "vector of the current embedding model, outside any transaction, and store the",
+        "vectors only after every one was computed. With --lucene: rebuild the Lucene",
+        "index from the authority into a fresh directory and switch to it. With both:",
+        "vectors, then Lucene."})
 final class ReindexCommand extends Verb {
 
     @Option(names = "--vectors", description = "Complete the scope's vectors instead of rebuilding FTS5.")

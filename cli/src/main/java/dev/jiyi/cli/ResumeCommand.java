@@ -14,8 +14,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** {@code jiyi resume}: the budgeted context pack for the next model call (P1-P5). */
-@Command(name = "resume", description = {"Pack a budgeted context for the next model call: persona, checkpoint,",
-        "agreements and growth, recalled memories, current emotion and recent turns, each whole or omitted."})
+@Command(name = "resume", description = {"Pack a budgeted context for the next model call.",
+        "The pack holds the persona, checkpoint, agreements and growth, recalled",
+        "memories, current emotion and recent turns, each whole or omitted."})
 final class ResumeCommand extends Verb {
 
     @Option(names = "--budget", paramLabel = "N", defaultValue = "" + PackRequest.DEFAULT_BUDGET,
