@@ -9,9 +9,9 @@ import dev.jiyi.providers.ChatClient;
 import dev.jiyi.providers.ChatMessage;
 import dev.jiyi.providers.ChatReply;
 import dev.jiyi.providers.ProviderException;
-import dev.jiyi.ranking.RecallMode;
 import dev.jiyi.ranking.RecallRequest;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -57,6 +57,9 @@ final class ProbeCommand extends Verb {
     /** How text output places the two replies. */
     enum Layout { COLUMNS, BLOCKS }
 
+    @Mixin
+    PackOptions packOptions = new PackOptions();
+
     @Option(names = "--model-a", required = true, paramLabel = "A", description = "The first model, as its endpoint names it.")
     String modelA;
 
@@ -74,21 +77,6 @@ final class ProbeCommand extends Verb {
     @Option(names = "--query", paramLabel = "Q",
             description = "Recall by this (default: MESSAGE; an empty Q recalls as resume does without a query).")
     String query;
-
-    @Option(names = "--budget", paramLabel = "N", defaultValue = "" + PackRequest.DEFAULT_BUDGET,
-            description = "Most tokens each model's context may take, by its own count (default: ${DEFAULT-VALUE}).")
-    int budget;
-
-    @Option(names = "--session", paramLabel = "S", description = "Session whose checkpoint and turns to pack (default: any).")
-    String session;
-
-    @Option(names = "--index", paramLabel = "INDEX",
-            description = "fts5 or lucene (default: the recall.index setting, else fts5).")
-    String index;
-
-    @Option(names = "--mode", paramLabel = "MODE", defaultValue = "fast",
-            description = "Recall mode for the recalled memories: fast (default), semantic or deep.")
-    RecallMode mode;
 
     @Option(names = "--layout", paramLabel = "LAYOUT", defaultValue = "columns",
             description = "Text output: columns (side by side, default) or blocks (one reply after the other, unwrapped).")
@@ -163,7 +151,7 @@ final class ProbeCommand extends Verb {
     }
 
     private Pack pack(Jiyi jiyi, String model, String recallBy, String label) {
-        Pack pack = ResumeCommand.pack(jiyi, index, new PackRequest(scope(), budget, model, recallBy, session, mode));
+        Pack pack = ResumeCommand.pack(jiyi, packOptions.index, packOptions.request(scope(), model, recallBy));
         if (pack.status().equals(Pack.INSUFFICIENT_BUDGET)) {
             throw new InvalidInputException("--budget", "leaves no room for the persona and framing in model "
                     + label + "'s pack (" + Pack.INSUFFICIENT_BUDGET + "); raise it or shorten the persona");

@@ -4,9 +4,9 @@ import dev.jiyi.authority.RecallIndex;
 import dev.jiyi.pack.ContextPack;
 import dev.jiyi.pack.Pack;
 import dev.jiyi.pack.PackRequest;
-import dev.jiyi.ranking.RecallMode;
 import dev.jiyi.ranking.RecallResult;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.time.Clock;
@@ -19,9 +19,8 @@ import java.util.List;
         "memories, current emotion and recent turns, each whole or omitted."})
 final class ResumeCommand extends Verb {
 
-    @Option(names = "--budget", paramLabel = "N", defaultValue = "" + PackRequest.DEFAULT_BUDGET,
-            description = "Most tokens the context may take (default: ${DEFAULT-VALUE}).")
-    int budget;
+    @Mixin
+    PackOptions packOptions = new PackOptions();
 
     @Option(names = "--model", paramLabel = "M",
             description = "The model the context is for: OpenAI models count tokens (cl100k_base, o200k_base), "
@@ -32,21 +31,9 @@ final class ResumeCommand extends Verb {
             description = "Recall by this (default: the checkpoint and the latest user turn).")
     String query;
 
-    @Option(names = "--session", paramLabel = "S", description = "Session whose checkpoint and turns to pack (default: any).")
-    String session;
-
-    @Option(names = "--index", paramLabel = "INDEX",
-            description = "fts5 or lucene (default: the recall.index setting, else fts5).")
-    String index;
-
-    @Option(names = "--mode", paramLabel = "MODE", defaultValue = "fast",
-            description = "Recall mode for the recalled memories: fast (default), semantic or deep.")
-    RecallMode mode;
-
     @Override
     int run(Jiyi jiyi, Output out) {
-        PackRequest request = new PackRequest(scope(), budget, model, query, session, mode);
-        Pack pack = pack(jiyi, index, request);
+        Pack pack = pack(jiyi, packOptions.index, packOptions.request(scope(), model, query));
         RecallCommand.notices(jiyi, out);
         if (out.json()) {
             out.json(Views.pack(pack));
