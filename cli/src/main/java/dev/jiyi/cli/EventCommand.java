@@ -97,9 +97,7 @@ final class EventCommand {
             if (extract) {
                 Ingest.Outcome outcome = jiyi.ingest().submit(submission);
                 if (out.json()) {
-                    Map<String, Object> m = new LinkedHashMap<>();
-                    m.put("status", outcome.created() ? "created" : "existing");
-                    m.put("event", Views.event(outcome.event()));
+                    Map<String, Object> m = Views.submission(outcome.event(), outcome.created());
                     m.put("extraction", Views.ingest(outcome));
                     out.json(m);
                 } else {
@@ -109,10 +107,7 @@ final class EventCommand {
             }
             SubmitResult result = jiyi.authority().submitEvent(submission);
             if (out.json()) {
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("status", result.created() ? "created" : "existing");
-                m.put("event", Views.event(result.event()));
-                out.json(m);
+                out.json(Views.submission(result.event(), result.created()));
             } else {
                 out.text(acknowledgement(result));
             }

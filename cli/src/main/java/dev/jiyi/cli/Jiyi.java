@@ -28,6 +28,8 @@ public final class Jiyi implements AutoCloseable {
     private final Map<String, String> env;
     private Config config;
     private Embedder embedder;
+    private Extractor extractor;
+    private boolean extractorResolved;
     private LuceneIndex lucene;
 
     private Jiyi(Home home, Authority authority, Fts5Index fts5, Map<String, String> env) {
@@ -111,9 +113,16 @@ public final class Jiyi implements AutoCloseable {
         return new Ingest(authority, this::extractor, this::embedder);
     }
 
-    /** The extraction client, or null when none is configured. */
+    /**
+     * The extraction client, or null when none is configured; created once, so that a long-lived
+     * engine (the MCP server) keeps one HTTP client for every extraction.
+     */
     public synchronized Extractor extractor() {
-        return ProviderSettings.extractor(config());
+        if (!extractorResolved) {
+            extractor = ProviderSettings.extractor(config());
+            extractorResolved = true;
+        }
+        return extractor;
     }
 
     /** The embedding model (remote when configured, else the local one), created once. */

@@ -294,13 +294,7 @@ final class MemoryCommand {
                     validAt == null ? null : Times.parse("valid_at", validAt));
             Correction c = jiyi.authority().correctMemory(scope(), id, draft);
             if (out.json()) {
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("event", Views.event(c.event()));
-                m.put("revoked", Views.memory(c.revoked()));
-                m.put("corrected", Views.memory(c.corrected()));
-                m.put("relation", Views.relation(c.relation()));
-                m.put("checkpoints_invalidated", c.checkpointsInvalidated());
-                out.json(m);
+                out.json(Views.correction(c));
             } else {
                 out.text("revoked " + c.revoked().id() + "; corrected memory:");
                 printMemory(out, c.corrected());

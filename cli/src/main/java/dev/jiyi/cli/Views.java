@@ -1,6 +1,7 @@
 package dev.jiyi.cli;
 
 import dev.jiyi.authority.Checkpoint;
+import dev.jiyi.authority.Correction;
 import dev.jiyi.authority.Deletion;
 import dev.jiyi.authority.DoctorReport;
 import dev.jiyi.authority.Event;
@@ -40,6 +41,14 @@ final class Views {
         m.put("extraction", e.extraction().code());
         m.put("extraction_error", e.extractionError());
         m.put("amended", e.amended());
+        return m;
+    }
+
+    /** A submitted event: whether this call created it or found it already stored (E2), and the event. */
+    static Map<String, Object> submission(Event e, boolean created) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("status", created ? "created" : "existing");
+        m.put("event", event(e));
         return m;
     }
 
@@ -146,6 +155,17 @@ final class Views {
         m.put("empty", p.empty());
         m.put("recalled_by", p.recalledBy());
         m.put("warnings", p.warnings());
+        return m;
+    }
+
+    /** A correction (C1): the correction event, the revoked and corrected memories, the link between them. */
+    static Map<String, Object> correction(Correction c) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("event", event(c.event()));
+        m.put("revoked", memory(c.revoked()));
+        m.put("corrected", memory(c.corrected()));
+        m.put("relation", relation(c.relation()));
+        m.put("checkpoints_invalidated", c.checkpointsInvalidated());
         return m;
     }
 
