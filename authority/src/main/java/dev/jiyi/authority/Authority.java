@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
@@ -154,7 +155,11 @@ public final class Authority implements AutoCloseable {
         if (version != null && version < 1) {
             throw new InvalidInputException("version", "must be at least 1");
         }
-        Persona latest = tx.write("reading persona", () -> personas.latestOrNeutral(personaId));
+        // A read first: only a persona never read before takes the write lock (S3), so that reading
+        // one (every context pack does) never waits for another process's write.
+        Persona existing = tx.read("reading persona", () -> personas.latest(personaId));
+        Persona latest = existing != null ? existing
+                : tx.write("reading persona", () -> personas.latestOrNeutral(personaId));
         if (version == null || version == latest.version()) {
             return latest;
         }
@@ -446,13 +451,13 @@ public final class Authority implements AutoCloseable {
     }
 
     /** {@link Snapshot#recentMemories} in a read of its own. */
-    public List<RecallRow> recentMemories(Scope scope, java.util.Set<Kind> kinds, Instant at, int limit) {
+    public List<RecallRow> recentMemories(Scope scope, Set<Kind> kinds, Instant at, int limit) {
         Eligibility filter = new Eligibility(scope, at, false);
         return read(s -> s.recentMemories(filter, kinds, limit));
     }
 
     /** {@link Snapshot#recentEvents} in a read of its own. */
-    public List<Event> recentEvents(Scope scope, String sessionId, java.util.Set<Category> categories, Instant asOf,
+    public List<Event> recentEvents(Scope scope, String sessionId, Set<Category> categories, Instant asOf,
                                     int limit) {
         if (sessionId != null) {
             Ids.check("session", sessionId);

@@ -79,4 +79,21 @@ public final class Limits {
         }
         return value;
     }
+
+    /** The first {@code max} characters of {@code text} (all of it when shorter), never splitting a surrogate pair. */
+    public static String prefix(String text, int max) {
+        if (text.length() <= max) {
+            return text;
+        }
+        return text.substring(0, Character.isHighSurrogate(text.charAt(max - 1)) ? max - 1 : max);
+    }
+
+    /** The last {@code max} characters of {@code text} (all of it when shorter), never splitting a surrogate pair. */
+    public static String suffix(String text, int max) {
+        if (text.length() <= max) {
+            return text;
+        }
+        int from = text.length() - max;
+        return text.substring(Character.isLowSurrogate(text.charAt(from)) ? from + 1 : from);
+    }
 }

@@ -6,12 +6,15 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 
 /**
  * One read transaction over the authority ({@link Authority#read}): every read a recall makes, from
@@ -242,24 +245,28 @@ public final class Snapshot {
     /**
      * The newest memories of these kinds that {@code filter} admits (newest by {@code valid_at},
      * then by row), at most {@code limit}: the pack's recent agreements and growth records (P2).
-     * It reads through the index {@code memories_scope_kind}, never the whole scope.
+     * One statement per kind, each walking {@code memories_scope_kind} backwards from the time and
+     * stopping after {@code limit} eligible rows, then merged: an archive with many agreements
+     * costs no more than one with few.
      */
-    public List<RecallRow> recentMemories(Eligibility filter, java.util.Set<Kind> kinds, int limit) {
+    public List<RecallRow> recentMemories(Eligibility filter, Set<Kind> kinds, int limit) {
         Limits.limit("limit", limit);
         return read("reading recent memories", () -> {
-            if (kinds.isEmpty()) {
-                return List.<RecallRow>of();
+            PreparedStatement ps = sql.prepare("SELECT " + Rows.qualified("m", Rows.MEMORY_COLUMNS) + ", "
+                    + OCCURRED_AT + " AS occurred_at FROM memories m JOIN events e ON e.id = m.event_id WHERE "
+                    + Sql.eligible("m", filter) + " AND m.kind = ? ORDER BY m.valid_at DESC, m.seq DESC LIMIT ?");
+            List<RecallRow> out = new ArrayList<>();
+            for (Kind kind : kinds) {
+                int i = Sql.bindEligible(ps, 1, filter);
+                ps.setString(i, kind.code());
+                ps.setInt(i + 1, limit);
+                out.addAll(Sql.list(ps, Snapshot::recallRow));
             }
-            PreparedStatement ps = sql.prepare("SELECT " + Rows.qualified("m", Rows.MEMORY_COLUMNS) + ", " + OCCURRED_AT + " AS occurred_at "
-                    + "FROM memories m JOIN events e ON e.id = m.event_id WHERE " + Sql.eligible("m", filter)
-                    + " AND m.kind IN (SELECT value FROM json_each(?)) ORDER BY m.valid_at DESC, m.seq DESC LIMIT ?");
-            int i = Sql.bindEligible(ps, 1, filter);
-            ps.setString(i, kinds.stream().map(k -> '"' + k.code() + '"')
-                    .collect(java.util.stream.Collectors.joining(",", "[", "]")));
-            ps.setInt(i + 1, limit);
-            List<RecallRow> out = Sql.list(ps, Snapshot::recallRow);
+            out.sort(Comparator.comparing((RecallRow r) -> r.memory().validity().validAt())
+                    .thenComparingLong(RecallRow::rowId).reversed());
+            List<RecallRow> newest = List.copyOf(out.subList(0, Math.min(limit, out.size())));
             memoryRowsRead.addAndGet(out.size());
-            return out;
+            return newest;
         });
     }
 
@@ -269,16 +276,19 @@ public final class Snapshot {
      * at most {@code limit}. Amended events (a correction replaced what they said, C3) are left out,
      * so their text cannot bring a corrected fact back.
      */
-    public List<Event> recentEvents(Scope scope, String sessionId, java.util.Set<Category> categories, Instant asOf,
+    public List<Event> recentEvents(Scope scope, String sessionId, Set<Category> categories, Instant asOf,
                                     int limit) {
         Limits.limit("limit", limit);
         return read("reading recent events", () -> {
             if (categories.isEmpty()) {
                 return List.<Event>of();
             }
-            // Two statements, so that each walks its own index (events_scope_session or
-            // events_scope_occurred) instead of a condition that fits neither.
+            // Without a session, events_scope_occurred is walked backwards from asOf and stops after
+            // the limit. With one, the session's rows are read through events_scope_session and
+            // sorted: the cost is the session's size, never the scope's (the planner could otherwise
+            // walk the whole scope by time looking for an old session's turns).
             PreparedStatement ps = sql.prepare("SELECT " + Rows.EVENT_COLUMNS + " FROM events "
+                    + (sessionId == null ? "" : "INDEXED BY events_scope_session ")
                     + "WHERE persona_id = ? AND project_id = ? " + (sessionId == null ? "" : "AND session_id = ? ")
                     + "AND amended = 0 AND category IN (SELECT value FROM json_each(?)) AND occurred_at <= ? "
                     + "ORDER BY occurred_at DESC, sequence DESC LIMIT ?");
@@ -289,7 +299,7 @@ public final class Snapshot {
                 ps.setString(i++, sessionId);
             }
             ps.setString(i++, categories.stream().map(c -> '"' + c.code() + '"')
-                    .collect(java.util.stream.Collectors.joining(",", "[", "]")));
+                    .collect(Collectors.joining(",", "[", "]")));
             ps.setString(i++, Times.format(asOf));
             ps.setInt(i, limit);
             return Sql.list(ps, Rows::event);

@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The engine that commands (and later the MCP server) share: the authority opened on the home's
+ * The engine that commands and the MCP server share: the authority opened on the home's
  * database with the FTS5 index always attached, the settings, and the providers. Providers are
  * built on first use only: a fast recall never creates (or loads) an embedding model (R4).
  */

@@ -35,9 +35,9 @@ import java.util.concurrent.Future;
  */
 @Command(name = "probe", description = {"Compare two chat models' replies to one message and its memory.",
         "Both models get MESSAGE as the user message and, as the system message, an",
-        "instruction sentence and the context pack that 'jiyi resume' builds for that",
-        "model (counted by its own tokenizer, within --budget). Both replies are shown",
-        "side by side.",
+        "instruction sentence and the one context pack that 'jiyi resume' builds for",
+        "both (within --budget by both models' counts). Both replies are shown side",
+        "by side.",
         "Endpoints: --url-a / --url-b, else JIYI_PROBE_A_URL / JIYI_PROBE_B_URL, else",
         "JIYI_PROBE_URL, else JIYI_EXTRACT_URL (or the same keys in config.properties).",
         "Keys: JIYI_PROBE_A_API_KEY / JIYI_PROBE_B_API_KEY, else JIYI_PROBE_API_KEY; the",
@@ -125,10 +125,13 @@ final class ProbeCommand extends Verb {
         ChatClient a = ProviderSettings.probe(config, "a", urlA, modelA);
         ChatClient b = ProviderSettings.probe(config, "b", urlB, modelB);
 
-        String recallBy = query != null ? query : prefix(message, RecallRequest.MAX_QUERY);
-        Pack packA = pack(jiyi, modelA, recallBy, "a");
-        Pack packB = TokenCounter.forModel(modelA).name().equals(TokenCounter.forModel(modelB).name())
-                ? packA : pack(jiyi, modelB, recallBy, "b");
+        String recallBy = query != null ? query : Limits.prefix(message, RecallRequest.MAX_QUERY);
+        // One pack for both, so that only the models differ: counted as both models count, or, when
+        // they count differently, in UTF-8 bytes, which no BPE tokenizer's count exceeds.
+        boolean alike = TokenCounter.forModel(modelA).name().equals(TokenCounter.forModel(modelB).name());
+        Pack pack = pack(jiyi, alike ? modelA : null, recallBy);
+        Pack packA = pack;
+        Pack packB = pack;
         RecallCommand.notices(jiyi, out);
 
         List<Side> sides = ask(List.of(new Side("a", a, packA), new Side("b", b, packB)));
@@ -150,11 +153,11 @@ final class ProbeCommand extends Verb {
         return code;
     }
 
-    private Pack pack(Jiyi jiyi, String model, String recallBy, String label) {
+    private Pack pack(Jiyi jiyi, String model, String recallBy) {
         Pack pack = ResumeCommand.pack(jiyi, packOptions.index, packOptions.request(scope(), model, recallBy));
         if (pack.status().equals(Pack.INSUFFICIENT_BUDGET)) {
-            throw new InvalidInputException("--budget", "leaves no room for the persona and framing in model "
-                    + label + "'s pack (" + Pack.INSUFFICIENT_BUDGET + "); raise it or shorten the persona");
+            throw new InvalidInputException("--budget", "leaves no room for the persona and framing in the pack ("
+                    + Pack.INSUFFICIENT_BUDGET + "); raise it or shorten the persona");
         }
         return pack;
     }
@@ -228,8 +231,7 @@ final class ProbeCommand extends Verb {
             out.text("");
         }
         for (String line : List.of("recalled by: " + a.pack().recalledBy(), "a: " + contents(a.pack()),
-                "b: " + (b.pack() == a.pack() ? "the same pack (both models count " + a.pack().tokenizer() + ")"
-                        : contents(b.pack())))) {
+                "b: the same pack (counted in " + a.pack().tokenizer() + ")")) {
             SideBySide.wrap(line, columns).forEach(out::text);
         }
     }
@@ -307,13 +309,5 @@ final class ProbeCommand extends Verb {
             m.put(s.label(), side);
         }
         return m;
-    }
-
-    /** The first {@code max} characters of {@code s}, never splitting a surrogate pair. */
-    private static String prefix(String s, int max) {
-        if (s.length() <= max) {
-            return s;
-        }
-        return s.substring(0, Character.isHighSurrogate(s.charAt(max - 1)) ? max - 1 : max);
     }
 }

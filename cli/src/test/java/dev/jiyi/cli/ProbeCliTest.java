@@ -203,20 +203,17 @@ class ProbeCliTest {
 
         assertThat(r.code()).as(r.toString()).isZero();
         assertThat(r.out()).contains("== A: m-a ==\n", "\n" + REPLY_ZH + "\n", "== B: m-b ==\n", "\n第一行\nsecond line\n")
-                .contains("b: the same pack (both models count utf8_bytes)");
+                .contains("b: the same pack (counted in utf8_bytes)");
         assertThat(r.out().indexOf("== A")).isLessThan(r.out().indexOf("== B"));
     }
 
     @Test
-    @DisplayName("each model gets a pack within the budget by its own count: o200k tokens for one, UTF-8 bytes for the other")
-    void ownPackPerModel() throws InterruptedException {
+    @DisplayName("P5 both models get the same pack: counted in UTF-8 bytes when they count differently, so within the budget by either count")
+    void samePackForBoth() throws InterruptedException {
         answersA.enqueue(chat(REPLY_ZH));
         answersB.enqueue(chat(REPLY_EN));
         JsonNode full = cli.run("--json", "resume", "--query", ZH, "--budget", "100000").json();
-        int allBytes = full.path("tokens").intValue();
-        int allTokens = TokenCounter.forModel("gpt-4o").count(full.path("context").stringValue());
-        int budget = allBytes - 1; // every component fits in tokens; in bytes one must be left out
-        assertThat(allTokens).isLessThan(budget);
+        int budget = full.path("tokens").intValue() - 1; // in bytes, one component must be left out
 
         CliRunner.Result r = cli.run("--json", "probe", "--budget", "" + budget, "--model-a", "gpt-4o",
                 "--model-b", "local-qwen", ZH);
@@ -225,21 +222,28 @@ class ProbeCliTest {
         JsonNode out = r.json();
         JsonNode packA = out.path("a").path("pack");
         JsonNode packB = out.path("b").path("pack");
-        assertThat(packA.path("tokenizer").stringValue()).isEqualTo("o200k_base");
-        assertThat(packB.path("tokenizer").stringValue()).isEqualTo("utf8_bytes");
-        assertThat(packA.path("omitted").isEmpty()).isTrue();
-        assertThat(packB.path("omitted").isEmpty()).isFalse();
-        assertThat(TokenCounter.forModel("gpt-4o").count(packA.path("context").stringValue()))
-                .isEqualTo(packA.path("tokens").intValue()).isLessThanOrEqualTo(budget);
-        assertThat(TokenCounter.UTF8_BYTES.count(packB.path("context").stringValue()))
-                .isEqualTo(packB.path("tokens").intValue()).isLessThanOrEqualTo(budget);
-        assertThat(context(only(a))).isEqualTo(packA.path("context").stringValue());
-        assertThat(context(only(b))).isEqualTo(packB.path("context").stringValue());
+        assertThat(packA).isEqualTo(packB);
+        assertThat(packA.path("tokenizer").stringValue()).isEqualTo("utf8_bytes");
+        assertThat(packA.path("omitted").isEmpty()).isFalse();
+        String context = packA.path("context").stringValue();
+        assertThat(TokenCounter.UTF8_BYTES.count(context)).isEqualTo(packA.path("tokens").intValue())
+                .isLessThanOrEqualTo(budget);
+        assertThat(TokenCounter.forModel("gpt-4o").count(context)).isLessThanOrEqualTo(budget);
+        assertThat(context(only(a))).isEqualTo(context);
+        assertThat(context(only(b))).isEqualTo(context);
         assertThat(out.path("a").path("reply").stringValue()).isEqualTo(REPLY_ZH);
         assertThat(out.path("b").path("reply").stringValue()).isEqualTo(REPLY_EN);
         assertThat(out.path("a").path("model").stringValue()).isEqualTo("gpt-4o");
         assertThat(out.path("query").stringValue()).isEqualTo(ZH);
         assertThat(out.path("a").path("error").isNull()).isTrue();
+
+        // Both OpenAI models of one encoding: the pack is counted in its tokens.
+        answersA.enqueue(chat(REPLY_ZH));
+        answersB.enqueue(chat(REPLY_EN));
+        JsonNode tokens = cli.run("--json", "probe", "--budget", "" + budget, "--model-a", "gpt-4o",
+                "--model-b", "gpt-4.1-mini", ZH).json();
+        assertThat(tokens.path("a").path("pack").path("tokenizer").stringValue()).isEqualTo("o200k_base");
+        assertThat(tokens.path("a").path("pack").path("omitted").isEmpty()).isTrue();
     }
 
     @Test

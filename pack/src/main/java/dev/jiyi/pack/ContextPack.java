@@ -5,6 +5,7 @@ import dev.jiyi.authority.Category;
 import dev.jiyi.authority.Checkpoint;
 import dev.jiyi.authority.Event;
 import dev.jiyi.authority.Kind;
+import dev.jiyi.authority.Limits;
 import dev.jiyi.authority.Persona;
 import dev.jiyi.authority.RecallRow;
 import dev.jiyi.authority.Role;
@@ -19,10 +20,12 @@ import dev.jiyi.ranking.RecalledItem;
 import dev.jiyi.ranking.Status;
 import tools.jackson.databind.json.JsonMapper;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -55,6 +58,11 @@ public final class ContextPack {
     public static final int MAX_AGREEMENTS = 20;
     public static final int MAX_RECALLED = 20;
     public static final int MAX_RECENT_EVENTS = 5;
+    /**
+     * Characters taken from the checkpoint and from the latest user turn when recalling without a
+     * query: enough for a question, and a bound on what a pasted document costs every pack.
+     */
+    static final int MAX_BASIS_PART = 1_000;
 
     static final String FRAMING = "Memory context from jiyi, a long-term memory of past conversations. "
             + "persona: who you are, set by the user. checkpoint: the task state the host last reported; not verified. "
@@ -103,7 +111,7 @@ public final class ContextPack {
         Optional<Checkpoint> checkpoint = authority.latestCheckpoint(scope, request.sessionId());
         List<Event> recent = new ArrayList<>(authority.recentEvents(scope, request.sessionId(),
                 EnumSet.of(Category.CONVERSATION), now, MAX_RECENT_EVENTS));
-        java.util.Collections.reverse(recent); // oldest first
+        Collections.reverse(recent); // oldest first
         List<RecallRow> agreements = authority.recentMemories(scope, AGREEMENT_KINDS, now, MAX_AGREEMENTS);
 
         String recalledBy = "query";
@@ -165,29 +173,24 @@ public final class ContextPack {
         List<String> parts = new ArrayList<>();
         if (checkpoint.isPresent()) {
             Checkpoint c = checkpoint.get();
-            q.append(c.goal());
-            c.pending().forEach(p -> q.append('\n').append(p));
+            StringBuilder task = new StringBuilder(c.goal());
+            c.pending().forEach(p -> task.append('\n').append(p));
             if (c.nextAction() != null) {
-                q.append('\n').append(c.nextAction());
+                task.append('\n').append(c.nextAction());
             }
+            q.append(Limits.prefix(task.toString(), MAX_BASIS_PART));
             parts.add("checkpoint");
         }
         for (int i = recentOldestFirst.size() - 1; i >= 0; i--) {
             Event e = recentOldestFirst.get(i);
             if (e.role() == Role.USER) {
-                q.append(q.isEmpty() ? "" : "\n").append(e.text());
+                // A long turn (a pasted document) usually ends with what is asked.
+                q.append(q.isEmpty() ? "" : "\n").append(Limits.suffix(e.text(), MAX_BASIS_PART));
                 parts.add("latest_user_turn");
                 break;
             }
         }
-        if (q.isEmpty()) {
-            return new Basis("nothing", null);
-        }
-        String query = q.length() > RecallRequest.MAX_QUERY ? q.substring(0, RecallRequest.MAX_QUERY) : q.toString();
-        if (Character.isHighSurrogate(query.charAt(query.length() - 1))) {
-            query = query.substring(0, query.length() - 1);
-        }
-        return new Basis(String.join("+", parts), query);
+        return q.isEmpty() ? new Basis("nothing", null) : new Basis(String.join("+", parts), q.toString());
     }
 
     private static void addList(Fitter fitter, List<String> empty, Component c, List<Map<String, Object>> items) {
@@ -262,13 +265,10 @@ public final class ContextPack {
             m.put("session", e.sessionId());
         }
         m.put("role", e.role().code());
-        String text = e.text();
-        if (text.length() > cap) {
-            int end = Character.isHighSurrogate(text.charAt(cap - 1)) ? cap - 1 : cap;
-            m.put("text", text.substring(0, end));
+        String text = Limits.prefix(e.text(), cap);
+        m.put("text", text);
+        if (text.length() < e.text().length()) {
             m.put("truncated", true);
-        } else {
-            m.put("text", text);
         }
         return m;
     }
@@ -313,7 +313,7 @@ public final class ContextPack {
          * tokenizer run; only one over it is counted in tokens.
          */
         private boolean fits(String candidate) {
-            int bytes = candidate.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+            int bytes = candidate.getBytes(StandardCharsets.UTF_8).length;
             return bytes <= budget || (counter != TokenCounter.UTF8_BYTES && counter.count(candidate) <= budget);
         }
 
