@@ -26,7 +26,7 @@ import java.util.List;
 public final class Database {
 
     /** The schema version this build writes. */
-    public static final int SCHEMA_VERSION = 6;
+    public static final int SCHEMA_VERSION = 7;
 
     /** How much of the database file reads may map into memory. */
     static final long MMAP_BYTES = 1L << 30;
@@ -40,7 +40,8 @@ public final class Database {
             "migrations/V3__capture_cursors.sql",
             "migrations/V4__fts5_secure_delete.sql",
             "migrations/V5__extractions.sql",
-            "migrations/V6__change_log_vectors.sql");
+            "migrations/V6__change_log_vectors.sql",
+            "migrations/V7__emotion_index.sql");
 
     private Database() {
     }

@@ -167,11 +167,11 @@ class MigrationSixTest {
 
         try (Authority a = open(dir)) {
             DoctorReport report = a.doctor();
-            assertThat(report.schemaVersion()).isEqualTo(6);
+            assertThat(report.schemaVersion()).isEqualTo(Database.SCHEMA_VERSION);
             assertThat(report.integrityOk()).isTrue();
             assertThat(report.foreignKeyViolations()).isEmpty();
         }
-        assertThat(strings(file, "PRAGMA user_version")).containsExactly("6");
+        assertThat(strings(file, "PRAGMA user_version")).containsExactly("" + Database.SCHEMA_VERSION);
         assertThat(logRows(file)).as("every entry keeps its seq, entity, id, op, scope and time").isEqualTo(before);
         assertThat(storedRowIds(file)).as("row_id by seq: filled for rows that exist, null for rows gone")
                 .isEqualTo(expectedRowIds());
@@ -282,23 +282,24 @@ class MigrationSixTest {
     }
 
     @Test
-    @DisplayName("O2 a database at user_version 7 is refused, naming both versions, and left byte-for-byte unchanged")
-    void version7Refused() throws Exception {
+    @DisplayName("O2 a database at a newer user_version is refused, naming both versions, and left byte-for-byte unchanged")
+    void newerVersionRefused() throws Exception {
         Path file = dbFile(dir);
         try (Authority a = open(dir)) {
             submit(a, event("e1", ALICE_WORK, Role.USER, "来自未来的版本 from a future version"));
         }
         try (Connection c = raw(file); Statement s = c.createStatement()) {
-            s.execute("PRAGMA user_version = 7");
+            s.execute("PRAGMA user_version = " + (Database.SCHEMA_VERSION + 1));
         }
         byte[] before = Files.readAllBytes(file);
         List<String> logBefore = logRows(file);
         assertThatThrownBy(() -> open(dir)).isInstanceOf(RefusedException.class)
-                .hasMessageContaining("version 7").hasMessageContaining("(6)").hasMessageContaining("not changed");
+                .hasMessageContaining("version " + (Database.SCHEMA_VERSION + 1))
+                .hasMessageContaining("(" + Database.SCHEMA_VERSION + ")").hasMessageContaining("not changed");
         assertThatThrownBy(() -> Database.open(file)).isInstanceOf(RefusedException.class)
-                .hasMessageContaining("version 7");
+                .hasMessageContaining("version " + (Database.SCHEMA_VERSION + 1));
         assertThat(Arrays.equals(before, Files.readAllBytes(file))).as("file bytes unchanged").isTrue();
-        assertThat(strings(file, "PRAGMA user_version")).containsExactly("7");
+        assertThat(strings(file, "PRAGMA user_version")).containsExactly("" + (Database.SCHEMA_VERSION + 1));
         assertThat(logRows(file)).isEqualTo(logBefore);
         List<String> leftovers = new ArrayList<>();
         try (var listing = Files.list(dir)) {

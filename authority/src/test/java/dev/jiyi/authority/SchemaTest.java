@@ -122,14 +122,14 @@ class SchemaTest {
     // ------------------------------------------------------------------ O2
 
     @Test
-    @DisplayName("O2 a fresh file gets user_version 6 and every table, including the FTS tables (in secure-delete mode), capture cursors, index state and extractions")
+    @DisplayName("O2 a fresh file gets user_version 7 and every table, including the FTS tables (in secure-delete mode), capture cursors, index state and extractions")
     void freshFile() throws Exception {
         try (Authority a = open(dir)) {
-            assertThat(a.doctor().schemaVersion()).isEqualTo(6);
+            assertThat(a.doctor().schemaVersion()).isEqualTo(7);
         }
-        assertThat(Database.SCHEMA_VERSION).isEqualTo(6);
+        assertThat(Database.SCHEMA_VERSION).isEqualTo(7);
         try (Connection c = raw(dbFile(dir))) {
-            assertThat(pragma(c, "user_version")).isEqualTo("6");
+            assertThat(pragma(c, "user_version")).isEqualTo("7");
         }
         List<String> tables = strings(dbFile(dir), "SELECT name FROM sqlite_master WHERE type = 'table'");
         assertThat(tables).containsAll(ALL_TABLES);
@@ -254,7 +254,7 @@ class SchemaTest {
                     .isEqualTo(moved.validity().validAt());
         }
         try (Connection c = raw(file)) {
-            assertThat(pragma(c, "user_version")).isEqualTo("6");
+            assertThat(pragma(c, "user_version")).isEqualTo("7");
         }
         assertThat(strings(file, "SELECT name FROM sqlite_master WHERE type = 'table'")).containsAll(ALL_TABLES);
     }
