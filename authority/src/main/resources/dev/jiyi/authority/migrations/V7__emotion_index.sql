@@ -6,5 +6,5 @@
 -- pack). A partial index holds the emotion memories only, so the question costs what the scope's
 -- emotions number, not what its memories do.
 
-CREATE INDEX memories_scope_emotion ON memories (persona_id, project_id, valid_at)
+CREATE INDEX IF NOT EXISTS memories_scope_emotion ON memories (persona_id, project_id, valid_at)
     WHERE emotion_label IS NOT NULL AND basis = 'assistant_expression';
