@@ -155,8 +155,7 @@ public final class Authority implements AutoCloseable {
         if (version != null && version < 1) {
             throw new InvalidInputException("version", "must be at least 1");
         }
-        // A read first: only a persona never read before takes the write lock (S3), so that reading
-        // one (every context pack does) never waits for another process's write.
+        // Only a persona never read before takes the write lock (S3): a pack never waits for a writer.
         Persona existing = tx.read("reading persona", () -> personas.latest(personaId));
         Persona latest = existing != null ? existing
                 : tx.write("reading persona", () -> personas.latestOrNeutral(personaId));
@@ -457,12 +456,9 @@ public final class Authority implements AutoCloseable {
     }
 
     /** {@link Snapshot#recentEvents} in a read of its own. */
-    public List<Event> recentEvents(Scope scope, String sessionId, Set<Category> categories, Instant asOf,
-                                    int limit) {
-        if (sessionId != null) {
-            Ids.check("session", sessionId);
-        }
-        return read(s -> s.recentEvents(scope, sessionId, categories, asOf, limit));
+    public List<Event> recentEvents(Scope scope, String sessionId, Set<Category> categories, Instant asOf, int limit) {
+        String session = sessionId == null ? null : Ids.check("session", sessionId);
+        return read(s -> s.recentEvents(scope, session, categories, asOf, limit));
     }
 
     /** {@link Snapshot#vectorCoverage} in a read of its own. */

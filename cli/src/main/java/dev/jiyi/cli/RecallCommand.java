@@ -31,6 +31,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /** {@code jiyi recall}: memories (and raw fallback events) for a query, with inspectable scores. */
@@ -154,14 +155,16 @@ final class RecallCommand extends Verb {
      * authority (another process holds its write lock, or catch-up ran out of time: L5).
      */
     static RecallResult withIndexWarning(RecallIndex searched, RecallResult result) {
-        if (!(searched.lexical() instanceof LuceneIndex lucene)) {
-            return result;
-        }
-        return lucene.status().warning().map(w -> {
+        return indexWarning(searched).map(w -> {
             List<String> warnings = new ArrayList<>(result.warnings());
             warnings.add(w);
             return new RecallResult(result.items(), warnings);
         }).orElse(result);
+    }
+
+    /** The Lucene index's lag warning after a search on it (L5); empty for FTS5 or a current index. */
+    static Optional<String> indexWarning(RecallIndex searched) {
+        return searched.lexical() instanceof LuceneIndex lucene ? lucene.status().warning() : Optional.empty();
     }
 
     /** What the Lucene index did on its own during the recall (a rebuild and why), on stderr. */

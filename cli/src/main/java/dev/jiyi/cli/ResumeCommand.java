@@ -4,7 +4,6 @@ import dev.jiyi.authority.RecallIndex;
 import dev.jiyi.pack.ContextPack;
 import dev.jiyi.pack.Pack;
 import dev.jiyi.pack.PackRequest;
-import dev.jiyi.ranking.RecallResult;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -68,14 +67,12 @@ final class ResumeCommand extends Verb {
         ContextPack packer = new ContextPack(jiyi.authority(),
                 jiyi.recall(searched, jiyi.recallConfig(), Clock.systemUTC()), Clock.systemUTC());
         Pack pack = packer.pack(request);
-        RecallResult lag = RecallCommand.withIndexWarning(searched, new RecallResult(List.of(), List.of()));
-        if (lag.warnings().isEmpty()) {
-            return pack;
-        }
-        List<String> warnings = new ArrayList<>(pack.warnings());
-        warnings.addAll(lag.warnings());
-        return new Pack(pack.status(), pack.context(), pack.tokens(), pack.budget(), pack.tokenizer(),
-                pack.included(), pack.omitted(), pack.empty(), pack.recalledBy(), warnings);
+        return RecallCommand.indexWarning(searched).map(w -> {
+            List<String> warnings = new ArrayList<>(pack.warnings());
+            warnings.add(w);
+            return new Pack(pack.status(), pack.context(), pack.tokens(), pack.budget(), pack.tokenizer(),
+                    pack.included(), pack.omitted(), pack.empty(), pack.recalledBy(), warnings);
+        }).orElse(pack);
     }
 
     private static String unit(Pack pack) {

@@ -5,17 +5,13 @@ import dev.jiyi.authority.Event;
 import dev.jiyi.authority.Kind;
 import dev.jiyi.authority.Role;
 import dev.jiyi.authority.Scope;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.NullSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.JsonNode;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -31,26 +27,9 @@ import static dev.jiyi.pack.PackFixture.write;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** P3 (whole components, omitted ones named) and P4 (insufficient_budget) at chosen budgets. */
-class ContextPackBudgetTest {
+class ContextPackBudgetTest extends PackFixtureTest {
 
     static final Scope SCOPE = Scope.DEFAULT;
-    static final String S1 = "s1";
-    static final int BIG = PackRequest.MAX_BUDGET;
-
-    @TempDir
-    Path dir;
-
-    PackFixture f;
-
-    @BeforeEach
-    void open() {
-        f = new PackFixture(dir);
-    }
-
-    @AfterEach
-    void close() {
-        f.close();
-    }
 
     /** The count of the reference context with only {@code keep} (and the framing), in the reference's order. */
     static int countWith(String model, Map<String, JsonNode> reference, List<String> keep) {

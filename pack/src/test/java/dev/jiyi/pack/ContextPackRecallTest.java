@@ -10,13 +10,9 @@ import dev.jiyi.authority.MemoryDraft;
 import dev.jiyi.authority.Role;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.ranking.RecallMode;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
@@ -31,26 +27,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * user turn; with neither nothing, R6), and what never reaches a pack: deleted (D1), revoked (R8) or
  * expired records, amended turns (C3), and other scopes' data (S1).
  */
-class ContextPackRecallTest {
+class ContextPackRecallTest extends PackFixtureTest {
 
     static final Scope SCOPE = new Scope("alice", "work");
-    static final String S1 = "s1";
-    static final int BIG = PackRequest.MAX_BUDGET;
-
-    @TempDir
-    Path dir;
-
-    PackFixture f;
-
-    @BeforeEach
-    void open() {
-        f = new PackFixture(dir);
-    }
-
-    @AfterEach
-    void close() {
-        f.close();
-    }
 
     /**
      * Unrelated memories, each from a turn in an old session of its own (so that no turn is another's

@@ -11,14 +11,10 @@ import dev.jiyi.authority.MemoryDraft;
 import dev.jiyi.authority.Basis;
 import dev.jiyi.authority.Role;
 import dev.jiyi.authority.Scope;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -42,26 +38,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 /** P1, P2, F4 and K1 as the pack shows them: what is in the context, in which order, and how it is labeled. */
-class ContextPackShapeTest {
+class ContextPackShapeTest extends PackFixtureTest {
 
     static final Scope SCOPE = new Scope("小明", "项目-甲");
-    static final String S1 = "s1";
-    static final int BIG = PackRequest.MAX_BUDGET;
-
-    @TempDir
-    Path dir;
-
-    PackFixture f;
-
-    @BeforeEach
-    void open() {
-        f = new PackFixture(dir);
-    }
-
-    @AfterEach
-    void close() {
-        f.close();
-    }
 
     /** Tags like {@code [a7]} in order of appearance. */
     static List<String> tags(String text, String prefix) {
