@@ -26,7 +26,7 @@ import java.util.List;
 public final class Database {
 
     /** The schema version this build writes. */
-    public static final int SCHEMA_VERSION = 7;
+    public static final int SCHEMA_VERSION = 8;
 
     /** How much of the database file reads may map into memory. */
     static final long MMAP_BYTES = 1L << 30;
@@ -41,7 +41,8 @@ public final class Database {
             "migrations/V4__fts5_secure_delete.sql",
             "migrations/V5__extractions.sql",
             "migrations/V6__change_log_vectors.sql",
-            "migrations/V7__emotion_index.sql");
+            "migrations/V7__emotion_index.sql",
+            "migrations/V8__turn_context.sql");
 
     private Database() {
     }

@@ -15,8 +15,102 @@ import java.util.List;
  * snapshot's {@link Snapshot#sql()}, inside its read transaction; one that lives elsewhere may
  * ignore the snapshot. The contract test {@code RecallIndexContract} holds every implementation to
  * this.
+ *
+ * <p>Scores are <em>coverage</em>, comparable across queries and lists (R11): a row's BM25 divided by
+ * the query's ideal ({@link #ideal}), the BM25 a row of average length would earn holding each of
+ * the query's {@link #IDEAL_TERMS} most informative terms once. A row that holds the query's
+ * informative words scores about 1 whatever the query; one that shares a single common character
+ * with a long query scores near 0, however much better than the rest it is. Scores may exceed 1
+ * (short rows, repeated terms).
  */
 public interface LexicalIndex {
+
+    /** How many of a query's most informative terms its ideal score counts. */
+    int IDEAL_TERMS = 8;
+
+    /**
+     * A query's ideal from its terms' scores at one occurrence in a row of average length (IDF, in
+     * the index's BM25): the {@link #IDEAL_TERMS} highest of the terms that some row holds, topped
+     * up, when the query has fewer, with the terms no row holds. A short question whose main words
+     * the archive has never seen ("how does a Kalman filter work?") thus has little evidence in a row
+     * that shares its one common word; a long dialogue, whose many incidental words the archive lacks,
+     * is measured by the words it does share. A term no row holds scores as a term one row holds
+     * would (it cannot be more telling than the rarest word the archive could have), and a CJK
+     * character of a longer query word no row holds is not counted apart from that word: an unknown
+     * Chinese word is one missing word, not three. (The characters of a word some row holds do
+     * count: a row holding the word holds them too, and its BM25 counts them.)
+     *
+     * @param held   the scores of the query's terms that some row holds, by term (a term of several
+     *               pieces, searched as a phrase, by its pieces joined with spaces)
+     * @param absent the scores of the terms that no row holds, by term, each as if one row held it
+     */
+    static double ideal(java.util.Map<String, Double> held, java.util.Map<String, Double> absent) {
+        java.util.Set<String> all = absent.keySet();
+        List<Double> h = new java.util.ArrayList<>(held.values());
+        List<Double> a = new java.util.ArrayList<>();
+        for (java.util.Map.Entry<String, Double> e : absent.entrySet()) {
+            if (!partOfWord(e.getKey(), all)) {
+                a.add(e.getValue());
+            }
+        }
+        h.sort(java.util.Comparator.reverseOrder());
+        a.sort(java.util.Comparator.reverseOrder());
+        double sum = 0;
+        int counted = 0;
+        for (int i = 0; i < h.size() && counted < IDEAL_TERMS; i++, counted++) {
+            sum += h.get(i);
+        }
+        for (int i = 0; i < a.size() && counted < IDEAL_TERMS; i++, counted++) {
+            sum += a.get(i);
+        }
+        return Math.max(sum, 1e-9);
+    }
+
+    /**
+     * The query's words: its terms without the CJK characters that are part of a longer term of the
+     * query (the characters the analysis adds beside a Chinese word, R1). A row that shares only
+     * such characters with a query (最近 with 渐近) shares no word with it.
+     */
+    static List<String> words(List<String> terms) {
+        java.util.Set<String> all = new java.util.HashSet<>(terms);
+        List<String> out = new java.util.ArrayList<>(terms.size());
+        for (String term : terms) {
+            if (!partOfWord(term, all)) {
+                out.add(term);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * R6, R11: how much evidence the query has here at all: the best coverage, over the memories
+     * {@code filter} admits and the events of its scope, of the query's {@link #words} (BM25 over
+     * the words divided by their ideal). Recall answers a query lexically only when this reaches the
+     * minimum evidence; 0 when no row shares a word with it. In an archive of fewer than
+     * {@link #EVIDENCE_MIN_ROWS} rows, IDF cannot tell a common word from a rare one (in FTS5's BM25
+     * a word in half the rows weighs nothing), so the rule is off: positive infinity.
+     */
+    double evidence(Snapshot snapshot, String query, Eligibility filter);
+
+    /** Rows an index needs before {@link #evidence} measures anything. */
+    int EVIDENCE_MIN_ROWS = 50;
+
+    private static boolean partOfWord(String term, java.util.Set<String> terms) {
+        if (term.codePointCount(0, term.length()) != 1) {
+            return false;
+        }
+        Character.UnicodeScript script = Character.UnicodeScript.of(term.codePointAt(0));
+        if (script != Character.UnicodeScript.HAN && script != Character.UnicodeScript.HIRAGANA
+                && script != Character.UnicodeScript.KATAKANA && script != Character.UnicodeScript.HANGUL) {
+            return false;
+        }
+        for (String other : terms) {
+            if (other.length() > term.length() && other.contains(term)) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     /** A short name for reports and {@code --index}: {@code fts5}, {@code lucene}. */
     String name();
@@ -33,4 +127,13 @@ public interface LexicalIndex {
      * they are filtered by scope only; recall decides which may be shown as raw results (R7, C3).
      */
     List<Candidate> events(Snapshot snapshot, String query, Scope scope, int limit);
+
+    /**
+     * At most {@code limit} conversation events of {@code scope} whose {@link TurnContext} matches
+     * {@code query}, best first: BM25 over the context with the near turns' terms weighted
+     * {@code near} and the far turns' {@code far} (each in (0, 1]), divided by the query's ideal
+     * over the context rows (so a context match of every informative term scores below a direct
+     * match of the same terms). Events without context are never returned.
+     */
+    List<Candidate> contexts(Snapshot snapshot, String query, Scope scope, double near, double far, int limit);
 }

@@ -79,6 +79,23 @@ public final class Snapshot {
         return index.events(this, query, scope, limit);
     }
 
+    /** R6, R11: the query's evidence in {@code index} ({@link LexicalIndex#evidence}). */
+    public double evidence(LexicalIndex index, String query, Eligibility filter) {
+        requireOpen();
+        return index.evidence(this, query, filter);
+    }
+
+    /**
+     * Conversation events of {@code scope} whose context ({@link TurnContext}) matches, from
+     * {@code index}, best first; near and far turns weighted as given.
+     */
+    public List<Candidate> contextCandidates(LexicalIndex index, String query, Scope scope, double near, double far,
+                                             int limit) {
+        Limits.limit("limit", limit);
+        requireOpen();
+        return index.contexts(this, query, scope, near, far, limit);
+    }
+
     /** The nearest eligible memories by vector, from {@code index}. */
     public Neighbours nearest(VectorIndex index, VectorQuery query) {
         requireOpen();
@@ -125,36 +142,30 @@ public final class Snapshot {
     }
 
     /**
-     * Conversation context: for each of these events, the events just before and after it in the
-     * same scope and session (by sequence), read from the session index in one query.
+     * R9: for each of these memory rows that is a member of a fact timeline (subject and fact key),
+     * the rows of the other members of its timeline that {@code current} admits (in its scope, not
+     * revoked, valid at its time), read through the timeline index.
      */
-    public Map<Long, List<Long>> adjacentEvents(Collection<Long> eventSequences) {
-        return read("finding adjacent events", () -> {
-            Map<Long, List<Long>> found = new HashMap<>();
-            if (!eventSequences.isEmpty()) {
-                PreparedStatement ps = sql.prepare("SELECT e.sequence, "
-                        + "(SELECT n.sequence FROM events n WHERE n.persona_id = e.persona_id AND n.project_id = e.project_id "
-                        + "AND n.session_id = e.session_id AND n.sequence < e.sequence ORDER BY n.sequence DESC LIMIT 1), "
-                        + "(SELECT n.sequence FROM events n WHERE n.persona_id = e.persona_id AND n.project_id = e.project_id "
-                        + "AND n.session_id = e.session_id AND n.sequence > e.sequence ORDER BY n.sequence LIMIT 1) "
-                        + "FROM events e WHERE e.sequence IN (SELECT value FROM json_each(?))");
-                ps.setString(1, Sql.jsonArray(eventSequences));
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        List<Long> neighbours = new ArrayList<>(2);
-                        for (int column = 2; column <= 3; column++) {
-                            long n = rs.getLong(column);
-                            if (!rs.wasNull()) {
-                                neighbours.add(n);
-                            }
-                        }
-                        found.put(rs.getLong(1), neighbours);
-                    }
-                }
-            }
+    public Map<Long, List<Long>> timelineFacts(Collection<Long> memoryRows, Eligibility current) {
+        if (current.includeHistory()) {
+            throw new IllegalArgumentException("timelineFacts needs a query time");
+        }
+        return read("finding timeline facts", () -> {
             Map<Long, List<Long>> out = new LinkedHashMap<>();
-            for (Long seq : eventSequences) {
-                out.put(seq, found.getOrDefault(seq, List.of()));
+            if (memoryRows.isEmpty()) {
+                return out;
+            }
+            PreparedStatement ps = sql.prepare("SELECT m.seq, c.seq FROM memories m "
+                    + "JOIN memories c INDEXED BY memories_fact_timeline ON c.persona_id = m.persona_id "
+                    + "AND c.project_id = m.project_id AND c.subject = m.subject AND c.fact_key = m.fact_key "
+                    + "WHERE m.seq IN (SELECT value FROM json_each(?)) AND m.fact_key IS NOT NULL AND c.seq <> m.seq AND "
+                    + Sql.eligible("c", current) + " ORDER BY m.seq, c.seq");
+            ps.setString(1, Sql.jsonArray(memoryRows));
+            Sql.bindEligible(ps, 2, current);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.computeIfAbsent(rs.getLong(1), k -> new ArrayList<>()).add(rs.getLong(2));
+                }
             }
             return out;
         });

@@ -57,7 +57,7 @@ class MigrationSevenTest {
         List<String> before = rows(file);
 
         try (Authority a = Authority.open(file, List.of())) {
-            assertThat(a.doctor().schemaVersion()).isEqualTo(7);
+            assertThat(a.doctor().schemaVersion()).isEqualTo(Database.SCHEMA_VERSION);
             Optional<RecallRow> latest = a.latestEmotion(SCOPE, t0.plusSeconds(3_600));
             assertThat(latest).isPresent();
             assertThat(latest.get().memory().eventId()).isEqualTo("e5");

@@ -187,21 +187,26 @@ final class Config {
                     integer("recall.candidate_limit", d.candidateLimit()),
                     integer("recall.event_candidate_limit", d.eventCandidateLimit()),
                     number("recall.event_evidence", d.eventEvidence()),
-                    number("recall.context_evidence", d.contextEvidence()),
                     new Weights(
                             number("recall.weight.lexical", w.lexical()),
                             number("recall.weight.cosine", w.cosine()),
                             number("recall.weight.related", w.related()),
                             number("recall.weight.basis", w.basis()),
                             number("recall.weight.confidence", w.confidence()),
-                            number("recall.weight.freshness", w.freshness())),
+                            number("recall.weight.freshness", w.freshness()),
+                            number("recall.weight.time", w.time())),
                     days("forgetting.half_life_days", d.freshnessHalfLife()),
                     days("forgetting.gist_after_days", d.gistAfter()),
                     days("forgetting.decade_after_days", d.decadeAfter()),
                     hours("emotion.half_life_hours", d.emotionHalfLife()),
                     number("recall.cosine_threshold", d.cosineThreshold()),
                     integer("recall.raw_text_cap", d.rawTextCap()),
-                    integer("recall.semantic_limit", d.semanticLimit()));
+                    integer("recall.semantic_limit", d.semanticLimit()),
+                    new RecallConfig.Precision(
+                            number("recall.min_evidence", d.precision().minEvidence()),
+                            number("recall.context.near", d.precision().contextNear()),
+                            number("recall.context.far", d.precision().contextFar()),
+                            number("recall.dialogue_decay", d.precision().dialogueDecay())));
         } catch (IllegalArgumentException e) {
             throw new InvalidInputException("recall settings", e.getMessage());
         }

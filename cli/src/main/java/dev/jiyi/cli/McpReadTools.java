@@ -2,6 +2,7 @@ package dev.jiyi.cli;
 
 import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.Ids;
+import dev.jiyi.authority.InvalidInputException;
 import dev.jiyi.authority.RecallIndex;
 import dev.jiyi.pack.PackRequest;
 import dev.jiyi.ranking.RecallMode;
@@ -51,8 +52,10 @@ final class McpReadTools {
                         + "source_event_id it came from. Query text is searched literally: quotes, *, AND, NEAR( and "
                         + "the like are plain text. No evidence gives an empty list, never unrelated items. Use "
                         + "memory_read with a memory_id to see the original message.",
-                List.of(McpParam.string("query", "What to recall, in the user's words.").required()
+                List.of(McpParam.string("query", "What to recall, in the user's words (or give dialogue instead).")
                                 .maxLength(RecallRequest.MAX_QUERY),
+                        McpParam.strings("dialogue", "Instead of query: the conversation so far, oldest turn first, as "
+                                + "passed before replying; the newest turn weighs most, older turns add context."),
                         mode("How candidates are found"),
                         index(),
                         McpParam.integer("limit", "Results at most (default 10).").between(1, RecallRequest.MAX_LIMIT),
@@ -65,11 +68,19 @@ final class McpReadTools {
                 McpTool.Hints.READ_ONLY,
                 (args, scope) -> {
                     String query = args.string("query");
-                    RecallRequest request = new RecallRequest(scope, query, recallMode(args),
-                            (int) args.integer("limit", 10), args.time("as_of"), args.bool("include_history", false));
+                    List<String> turns = args.strings("dialogue");
+                    if ((query == null) == turns.isEmpty()) {
+                        throw new InvalidInputException("query", "give exactly one of query or dialogue");
+                    }
+                    int limit = (int) args.integer("limit", 10);
+                    boolean history = args.bool("include_history", false);
+                    RecallRequest request = turns.isEmpty()
+                            ? new RecallRequest(scope, query, recallMode(args), limit, args.time("as_of"), history)
+                            : RecallRequest.dialogue(scope, turns, recallMode(args), limit, args.time("as_of"), history);
+                    query = request.query();
                     RecallIndex searched = jiyi.recallIndex(args.string("index"));
                     RecallResult result = RecallCommand.withIndexWarning(searched,
-                            jiyi.recall(searched, jiyi.recallConfig(), Clock.systemUTC()).recall(request));
+                            jiyi.recall(searched, jiyi.recallConfig(), Clock.systemDefaultZone()).recall(request));
                     return RecallCommand.resultJson(null, query, result, args.bool("explain", false));
                 });
     }

@@ -26,6 +26,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,14 +41,19 @@ import java.util.Set;
         "{\"query\", \"mode\"?, \"index\"?, \"limit\"?, \"as_of\"?, \"include_history\"?, \"persona\"?, \"project\"?, \"tag\"?}"})
 final class RecallCommand extends Verb {
 
-    static final Set<String> BATCH_FIELDS = Set.of("query", "mode", "index", "limit", "as_of", "include_history",
-            "persona", "project", "tag");
+    static final Set<String> BATCH_FIELDS = Set.of("query", "dialogue", "mode", "index", "limit", "as_of",
+            "include_history", "persona", "project", "tag");
 
     @Parameters(index = "0", arity = "0..1", paramLabel = "QUERY", description = "What to recall (Chinese, English or mixed).")
     String query;
 
     @Option(names = "--batch", paramLabel = "FILE|-", description = "JSON-lines requests, - for stdin.")
     Path batch;
+
+    @Option(names = "--dialogue", paramLabel = "FILE|-",
+            description = "Recall for a dialogue (- for stdin): a JSON array of turns, or one turn per line, oldest "
+                    + "first; the newest turn weighs most.")
+    Path dialogue;
 
     @Option(names = "--mode", paramLabel = "MODE", defaultValue = "fast",
             description = "fast (default), semantic or deep.")
@@ -71,17 +77,20 @@ final class RecallCommand extends Verb {
 
     @Override
     int run(Jiyi jiyi, Output out) throws IOException {
-        if ((query == null) == (batch == null)) {
-            throw new InvalidInputException("query", "give exactly one of QUERY or --batch");
+        if ((query != null ? 1 : 0) + (batch != null ? 1 : 0) + (dialogue != null ? 1 : 0) != 1) {
+            throw new InvalidInputException("query", "give exactly one of QUERY, --dialogue or --batch");
         }
         var config = jiyi.recallConfig();
         if (batch != null) {
             return batch(jiyi, config, out);
         }
-        RecallRequest request = new RecallRequest(scope(), query, mode, limit,
-                asOf == null ? null : Times.parse("as_of", asOf), includeHistory);
+        Instant at = asOf == null ? null : Times.parse("as_of", asOf);
+        RecallRequest request = dialogue != null
+                ? RecallRequest.dialogue(scope(), readDialogue(), mode, limit, at, includeHistory)
+                : new RecallRequest(scope(), query, mode, limit, at, includeHistory);
+        String query = request.query();
         RecallIndex searched = jiyi.recallIndex(index);
-        RecallResult result = withIndexWarning(searched, jiyi.recall(searched, config, Clock.systemUTC()).recall(request));
+        RecallResult result = withIndexWarning(searched, jiyi.recall(searched, config, Clock.systemDefaultZone()).recall(request));
         notices(jiyi, out);
         if (out.json()) {
             out.json(resultJson(null, query, result, explain));
@@ -110,7 +119,11 @@ final class RecallCommand extends Verb {
                 try {
                     JsonLine json = JsonLine.parse(line, BATCH_FIELDS);
                     tag = json.string("tag");
-                    q = json.requiredString("query");
+                    List<String> turns = json.strings("dialogue");
+                    q = turns.isEmpty() ? json.requiredString("query") : json.string("query");
+                    if (!turns.isEmpty() && q != null) {
+                        throw new InvalidInputException("query", "give query or dialogue, not both");
+                    }
                     Long lim = json.integer("limit");
                     if (lim != null && (lim < 1 || lim > RecallRequest.MAX_LIMIT)) {
                         throw new InvalidInputException("limit", "must be between 1 and " + RecallRequest.MAX_LIMIT);
@@ -121,11 +134,15 @@ final class RecallCommand extends Verb {
                     Scope scope = new Scope(orElse(json.string("persona"), scope().personaId()),
                             orElse(json.string("project"), scope().projectId()));
                     RecallIndex searched = jiyi.recallIndex(orElse(json.string("index"), fallback));
-                    Recall recall = jiyi.recall(searched, config, Clock.systemUTC());
-                    RecallRequest request = new RecallRequest(scope, q,
-                            m == null ? mode : parseMode(m), lim == null ? limit : lim.intValue(),
-                            asOfText == null ? null : Times.parse("as_of", asOfText),
-                            history == null ? includeHistory : history);
+                    Recall recall = jiyi.recall(searched, config, Clock.systemDefaultZone());
+                    RecallMode lineMode = m == null ? mode : parseMode(m);
+                    int lineLimit = lim == null ? limit : lim.intValue();
+                    Instant lineAt = asOfText == null ? null : Times.parse("as_of", asOfText);
+                    boolean lineHistory = history == null ? includeHistory : history;
+                    RecallRequest request = turns.isEmpty()
+                            ? new RecallRequest(scope, q, lineMode, lineLimit, lineAt, lineHistory)
+                            : RecallRequest.dialogue(scope, turns, lineMode, lineLimit, lineAt, lineHistory);
+                    q = request.query();
                     RecallResult result = withIndexWarning(searched, recall.recall(request));
                     notices(jiyi, out);
                     out.json(resultJson(tag, q, result, explain));
@@ -148,6 +165,35 @@ final class RecallCommand extends Verb {
             return ExitCode.INVALID;
         }
         return ExitCode.OK;
+    }
+
+    /**
+     * The turns of {@code --dialogue}: a JSON array of strings (or of objects with a "text"), or plain
+     * text with one turn per line.
+     */
+    List<String> readDialogue() {
+        String text = TextInput.read(null, dialogue, root().stdin(), "dialogue", RecallRequest.MAX_QUERY).strip();
+        if (text.startsWith("\uFEFF")) {
+            text = text.substring(1).strip();
+        }
+        if (!text.startsWith("[")) {
+            return List.of(text.split("\r?\n"));
+        }
+        tools.jackson.databind.JsonNode node;
+        try {
+            node = Output.mapper().readTree(text);
+        } catch (RuntimeException e) {
+            throw new InvalidInputException("dialogue", "must be a JSON array of turns or one turn per line");
+        }
+        List<String> turns = new ArrayList<>();
+        for (tools.jackson.databind.JsonNode turn : node) {
+            tools.jackson.databind.JsonNode t = turn.isObject() ? turn.get("text") : turn;
+            if (t == null || !t.isString()) {
+                throw new InvalidInputException("dialogue", "each turn must be a string or an object with a text");
+            }
+            turns.add(t.asString());
+        }
+        return turns;
     }
 
     /**

@@ -65,7 +65,7 @@ final class ResumeCommand extends Verb {
     static Pack pack(Jiyi jiyi, String index, PackRequest request) {
         RecallIndex searched = jiyi.recallIndex(index);
         ContextPack packer = new ContextPack(jiyi.authority(),
-                jiyi.recall(searched, jiyi.recallConfig(), Clock.systemUTC()), Clock.systemUTC());
+                jiyi.recall(searched, jiyi.recallConfig(), Clock.systemDefaultZone()), Clock.systemUTC());
         Pack pack = packer.pack(request);
         return RecallCommand.indexWarning(searched).map(w -> {
             List<String> warnings = new ArrayList<>(pack.warnings());

@@ -84,7 +84,8 @@ class LocalSemanticTest {
         assertThat(first).as(result.toString()).isNotNull();
         assertThat(first.get("memory_id").asString()).as(result.toString()).isEqualTo(memoryId);
         assertThat(first.get("evidence").asString()).isEqualTo("vector");
-        assertThat(first.get("explain").get("cosine").get("value").asDouble()).isGreaterThan(0.3);
+        // The similarity above the local model's threshold (0.5), rescaled: (c - 0.5) / (1 - 0.5).
+        assertThat(first.get("explain").get("cosine").get("value").asDouble()).isGreaterThan(0.05);
         assertThat(first.get("explain").get("lexical").get("value").asDouble()).isZero();
         assertThat(strings(result.get("warnings"))).isEmpty();
     }
@@ -111,13 +112,17 @@ class LocalSemanticTest {
     }
 
     @Test
-    @DisplayName("R3 V3 do I have any pets? finds I adopted a puppy last week first by vector alone (English), "
-            + "fast recall finds nothing")
+    @DisplayName("R6 R11 the local (Chinese) model never answers an English query by vector alone: its English "
+            + "similarities cannot tell unrelated from related, so do I have any pets? finds nothing; beside a "
+            + "lexical match, the vector still adds its signal")
     void englishSemantic() {
         String q = "do I have any pets?";
         assertThat(recall("en", q, "fast", cli).get("results")).isEmpty();
-        assertVectorHit(recall("en", q, "semantic", cli), puppy);
-        assertVectorHit(recall("en", q, "deep", cli), puppy);
+        assertThat(recall("en", q, "semantic", cli).get("results")).isEmpty();
+        assertThat(recall("en", q, "deep", cli).get("results")).isEmpty();
+        JsonNode withWord = recall("en", "my puppy, do I have pets?", "deep", cli);
+        assertThat(withWord.get("results").get(0).get("memory_id").asString()).isEqualTo(puppy);
+        assertThat(withWord.get("results").get(0).get("explain").get("lexical").get("value").asDouble()).isPositive();
     }
 
     @Test

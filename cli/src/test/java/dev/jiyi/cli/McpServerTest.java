@@ -232,6 +232,13 @@ class McpServerTest {
             // S1: another persona sees none of it.
             assertThat(ok("memory_recall", args("persona", "p-other", "query", "三体", "index", index))
                     .get("results")).as(index).isEmpty();
+            // A dialogue instead of a query: the newest turn weighs most.
+            JsonNode dialogue = ok("memory_recall", args("persona", p, "index", index, "dialogue",
+                    List.of("最近在忙什么？", "看了牙医，下周还要去。", "你读的那本《三体》怎么样？")));
+            assertThat(texts(dialogue)).as(index).first().isEqualTo("用户在读《三体》这本书");
+            assertThat(error("memory_recall", args("persona", p, "index", index, "query", "书", "dialogue",
+                    List.of("书")))).contains("query");
+            assertThat(error("memory_recall", args("persona", p, "index", index))).contains("query");
         }
 
         JsonNode read = ok("memory_read", args("persona", p, "memory_id", memory, "page", 1));
@@ -321,7 +328,8 @@ class McpServerTest {
                 new Bad("memory_recall", args("query", "天气", "limit", secret), "invalid_input: limit: must be an integer"),
                 new Bad("memory_recall", args("query", "天气", "limit", 2.5), "invalid_input: limit: must be an integer"),
                 new Bad("memory_recall", args("query", "天气", "limit", 0), "invalid_input: limit: must be between 1 and 200"),
-                new Bad("memory_recall", args("limit", 3), "invalid_input: query: is required"),
+                new Bad("memory_recall", args("limit", 3), "invalid_input: query: give exactly one of query or dialogue"),
+                new Bad("memory_recall", args("dialogue", "天气"), "invalid_input: dialogue: must be an array of strings"),
                 new Bad("memory_recall", args("query", 42), "invalid_input: query: must be a string"),
                 new Bad("memory_recall", args("query", "天气", "mode", secret), "invalid_input: mode: must be one of fast, semantic, deep"),
                 new Bad("memory_recall", args("query", "天气", "index", secret), "invalid_input: index: must be one of fts5, lucene"),
@@ -332,7 +340,7 @@ class McpServerTest {
                 new Bad("memory_recall", args("query", "天气", "include_history", "yes"),
                         "invalid_input: include_history: must be true or false"),
                 new Bad("memory_recall", args("query", "天气", "secret_field", secret),
-                        "invalid_input: secret_field: unknown field (allowed: query, mode"),
+                        "invalid_input: secret_field: unknown field (allowed: query, dialogue, mode"),
                 new Bad("event_submit", args("id", "b-2", "role", "user", "text", "x", "session", "s",
                         "occurred_at", "2024-05-01 10:00"), "invalid_input: occurred_at: must"),
                 new Bad("event_submit", args("id", "b-2", "role", secret, "text", "x", "session", "s",

@@ -13,6 +13,7 @@ import dev.jiyi.authority.Snapshot;
 import dev.jiyi.authority.Sql;
 import dev.jiyi.authority.StorageException;
 import dev.jiyi.authority.TransactionalIndex;
+import dev.jiyi.authority.TurnContext;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -50,7 +51,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
      * to the analysis ({@link ChineseTokens#version()}, the JDK's Unicode tables included) or to the
      * row layout below changes this string, and the authority rebuilds the index before writing to it.
      */
-    public static final String VERSION = "fts5-secure-delete-1/" + ChineseTokens.version();
+    public static final String VERSION = "fts5-secure-delete-2-context-1h/" + ChineseTokens.version();
 
     @Override
     public String version() {
@@ -95,12 +96,25 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         analyzed.get().clear();
         tx.execute("INSERT INTO memories_fts (memories_fts) VALUES ('delete-all')");
         tx.execute("INSERT INTO events_fts (events_fts) VALUES ('delete-all')");
+        tx.execute("INSERT INTO context_fts (context_fts) VALUES ('delete-all')");
     }
 
     @Override
     public void eventAdded(Sql tx, Event event) throws SQLException {
         write(tx, "INSERT INTO events_fts (rowid, tokens) VALUES (?, ?)", event.sequence(),
                 scopeToken(event.scope()) + " " + tokensAhead(event.text()));
+        // The newest turn of its session: its own context, and it joins the context of the turns before it.
+        insertContext(tx, event, TurnContext.of(tx, event, -1));
+        for (Event before : TurnContext.around(tx, event)) {
+            replaceContext(tx, before, TurnContext.of(tx, before, event.sequence()), TurnContext.of(tx, before, -1));
+        }
+    }
+
+    /** In a rebuild every event is in its table already: each event's context is whole when it is fed. */
+    @Override
+    public void eventRebuilt(Sql tx, Event event) throws SQLException {
+        write(tx, "INSERT INTO events_fts (rowid, tokens) VALUES (?, ?)", event.sequence(), eventRow(event));
+        insertContext(tx, event, TurnContext.of(tx, event, -1));
     }
 
     /**
@@ -112,6 +126,67 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     public void eventRemoved(Sql tx, Event event) throws SQLException {
         write(tx, "INSERT INTO events_fts (events_fts, rowid, tokens) VALUES ('delete', ?, ?)", event.sequence(),
                 eventRow(event));
+        deleteContext(tx, event, TurnContext.of(tx, event, -1));
+        for (Event neighbour : TurnContext.around(tx, event)) {
+            replaceContext(tx, neighbour, TurnContext.of(tx, neighbour, -1), TurnContext.of(tx, neighbour, event.sequence()));
+        }
+    }
+
+    /** Writes a turn's context row (none when it has no context). */
+    private void insertContext(Sql tx, Event turn, TurnContext context) throws SQLException {
+        if (!context.isEmpty()) {
+            writeContext(tx, "INSERT INTO context_fts (rowid, near, far) VALUES (?, ?, ?)", turn, context);
+        }
+    }
+
+    /** Deletes a turn's context row with the tokens it was written with (secure delete, D1). */
+    private void deleteContext(Sql tx, Event turn, TurnContext context) throws SQLException {
+        if (!context.isEmpty()) {
+            writeContext(tx, "INSERT INTO context_fts (context_fts, rowid, near, far) VALUES ('delete', ?, ?, ?)", turn,
+                    context);
+        }
+    }
+
+    private void replaceContext(Sql tx, Event turn, TurnContext before, TurnContext after) throws SQLException {
+        if (!before.equals(after)) {
+            deleteContext(tx, turn, before);
+            insertContext(tx, turn, after);
+        }
+    }
+
+    /** The near column starts with the scope token, as every row of the other tables does. */
+    private void writeContext(Sql tx, String sql, Event turn, TurnContext context) throws SQLException {
+        PreparedStatement ps = tx.prepare(sql);
+        ps.setLong(1, turn.sequence());
+        ps.setString(2, scopeToken(turn.scope()) + " " + cachedTokens(context.near()));
+        ps.setString(3, cachedTokens(context.far()));
+        ps.executeUpdate();
+    }
+
+    /**
+     * Context texts are the texts of neighbouring turns, each analyzed again for every turn it is a
+     * neighbour of (and once more for the row's delete): a small cache of recent texts' tokens
+     * saves most of that. Tokens are a function of the text, so an entry is never stale.
+     */
+    private final ThreadLocal<Map<String, String>> contextTokens = ThreadLocal.withInitial(
+            () -> new java.util.LinkedHashMap<>(64, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+                    return size() > 64;
+                }
+            });
+
+    private String cachedTokens(String text) {
+        if (text.isEmpty()) {
+            return "";
+        }
+        Map<String, String> cache = contextTokens.get();
+        String tokens = cache.get(text);
+        if (tokens == null) {
+            tokens = contentTokens(text);
+            cache.put(text, tokens);
+        }
+        return tokens;
     }
 
     @Override
@@ -153,6 +228,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         }
         purgeKeyTraces(tx, "events_fts", eventTerms);
         purgeKeyTraces(tx, "memories_fts", memoryTerms);
+        purgeKeyTraces(tx, "context_fts", eventTerms); // a removed turn's terms were in its neighbours' context
     }
 
     /**
@@ -265,10 +341,12 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
      * an earlier merge), so a placeholder row makes a second segment first and is deleted after.
      */
     private static void mergeIntoOneSegment(Sql tx, String table) throws SQLException {
-        tx.execute("INSERT INTO " + table + " (rowid, tokens) VALUES (0, '" + MERGE_PLACEHOLDER + "')");
+        // context_fts has two columns (near, far); the others one (tokens).
+        String columns = table.equals("context_fts") ? "near, far" : "tokens";
+        String values = table.equals("context_fts") ? "'" + MERGE_PLACEHOLDER + "', ''" : "'" + MERGE_PLACEHOLDER + "'";
+        tx.execute("INSERT INTO " + table + " (rowid, " + columns + ") VALUES (0, " + values + ")");
         tx.execute("INSERT INTO " + table + " (" + table + ") VALUES ('optimize')");
-        tx.execute("INSERT INTO " + table + " (" + table + ", rowid, tokens) VALUES ('delete', 0, '"
-                + MERGE_PLACEHOLDER + "')");
+        tx.execute("INSERT INTO " + table + " (" + table + ", rowid, " + columns + ") VALUES ('delete', 0, " + values + ")");
     }
 
     /** The one term of the placeholder row (rowid 0, which no event or memory has) that forces a merge. */
@@ -308,10 +386,19 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
 
     @Override
     public List<Candidate> memories(Snapshot snapshot, String query, Eligibility filter, int limit) {
-        String terms = literalQuery(query);
-        if (terms == null || limit == 0) {
+        List<String> searched = searchTerms(query);
+        if (searched.isEmpty() || limit == 0) {
             return List.of();
         }
+        try {
+            return coverage(bestMemories(snapshot, literal(searched), filter, limit),
+                    ideal(snapshot, "memories_fts", "SELECT max(seq) FROM memories", searched));
+        } catch (SQLException e) {
+            throw new StorageException("finding memory candidates", e);
+        }
+    }
+
+    private List<Candidate> bestMemories(Snapshot snapshot, String terms, Eligibility filter, int limit) {
         try {
             // Most matches are eligible, so first the best 2 × limit matches of the scope, unfiltered,
             // then their eligibility in one index-only read. If at least `limit` of them are
@@ -379,19 +466,124 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
 
     @Override
     public List<Candidate> events(Snapshot snapshot, String query, Scope scope, int limit) {
-        String terms = literalQuery(query);
-        if (terms == null || limit == 0) {
+        List<String> searched = searchTerms(query);
+        if (searched.isEmpty() || limit == 0) {
             return List.of();
         }
         try {
             PreparedStatement ps = snapshot.sql().prepare("SELECT rowid, bm25(events_fts) FROM events_fts "
                     + "WHERE events_fts MATCH ? ORDER BY rank, rowid DESC LIMIT ?");
-            ps.setString(1, match(scope, terms));
+            ps.setString(1, match(scope, literal(searched)));
             ps.setInt(2, limit);
-            return candidates(ps);
+            return coverage(candidates(ps), ideal(snapshot, "events_fts", "SELECT max(sequence) FROM events", searched));
         } catch (SQLException e) {
             throw new StorageException("finding event candidates", e);
         }
+    }
+
+    /**
+     * The context search: the column weights are this query's ranking function (FTS5's per-query
+     * {@code rank MATCH}), so the near and far turns weigh what the caller asks.
+     */
+    @Override
+    public List<Candidate> contexts(Snapshot snapshot, String query, Scope scope, double near, double far, int limit) {
+        List<String> searched = searchTerms(query);
+        if (searched.isEmpty() || limit == 0) {
+            return List.of();
+        }
+        if (!(near > 0 && near <= 1) || !(far > 0 && far <= 1)) {
+            throw new IllegalArgumentException("context weights must be in (0, 1]");
+        }
+        try {
+            PreparedStatement ps = snapshot.sql().prepare("SELECT rowid, rank FROM context_fts "
+                    + "WHERE context_fts MATCH ? AND rank MATCH ? ORDER BY rank, rowid DESC LIMIT ?");
+            ps.setString(1, match(scope, literal(searched)));
+            ps.setString(2, String.format(java.util.Locale.ROOT, "bm25(%.6f, %.6f)", near, far));
+            ps.setInt(3, limit);
+            return coverage(candidates(ps), ideal(snapshot, "context_fts", "SELECT max(sequence) FROM events", searched));
+        } catch (SQLException e) {
+            throw new StorageException("finding context candidates", e);
+        }
+    }
+
+    @Override
+    public double evidence(Snapshot snapshot, String query, Eligibility filter) {
+        List<String> words = LexicalIndex.words(searchTerms(query));
+        if (words.isEmpty()) {
+            return 0;
+        }
+        try {
+            if (rows(snapshot, "SELECT max(seq) FROM memories") + rows(snapshot, "SELECT max(sequence) FROM events")
+                    < EVIDENCE_MIN_ROWS) {
+                return Double.POSITIVE_INFINITY;
+            }
+            String terms = literal(words);
+            List<Candidate> memory = coverage(bestMemories(snapshot, terms, filter, 1),
+                    ideal(snapshot, "memories_fts", "SELECT max(seq) FROM memories", words));
+            PreparedStatement ps = snapshot.sql().prepare("SELECT rowid, bm25(events_fts) FROM events_fts "
+                    + "WHERE events_fts MATCH ? ORDER BY rank, rowid DESC LIMIT 1");
+            ps.setString(1, match(filter.scope(), terms));
+            List<Candidate> event = coverage(candidates(ps),
+                    ideal(snapshot, "events_fts", "SELECT max(sequence) FROM events", words));
+            double best = 0;
+            for (Candidate c : memory) {
+                best = Math.max(best, c.score());
+            }
+            for (Candidate c : event) {
+                best = Math.max(best, c.score());
+            }
+            return best;
+        } catch (SQLException e) {
+            throw new StorageException("measuring the query's evidence", e);
+        }
+    }
+
+    /** Candidates with their BM25 divided by the query's ideal (see {@link LexicalIndex}). */
+    private static List<Candidate> coverage(List<Candidate> candidates, double ideal) {
+        List<Candidate> out = new ArrayList<>(candidates.size());
+        for (Candidate c : candidates) {
+            out.add(new Candidate(c.rowId(), c.score() / ideal));
+        }
+        return out;
+    }
+
+    /**
+     * The query's ideal over one table ({@link LexicalIndex#ideal}) from its terms' IDFs, in FTS5's BM25 (a row of average length holding a term once scores its IDF: k1 + 1 over 1 + k1).
+     * IDF is FTS5's, log((N - n + 0.5) / (n + 0.5)), at least 1e-6; n is read from the table's
+     * vocabulary (a term of several pieces counts where its rarest piece is: an upper bound of the
+     * phrase's rows), N is the largest row number ever given (rows deleted since make it a little
+     * larger: IDF is a logarithm, so that hardly moves it). Terms no row holds count as
+     * {@link LexicalIndex#ideal} says.
+     */
+    private static long rows(Snapshot snapshot, String rowsSql) throws SQLException {
+        try (ResultSet rs = snapshot.sql().prepare(rowsSql).executeQuery()) {
+            return rs.next() ? rs.getLong(1) : 0;
+        }
+    }
+
+    private static double ideal(Snapshot snapshot, String table, String rowsSql, List<String> terms)
+            throws SQLException {
+        long rows = rows(snapshot, rowsSql);
+        String vocabulary = "temp." + table + "_terms";
+        snapshot.sql().execute("CREATE VIRTUAL TABLE IF NOT EXISTS " + vocabulary + " USING fts5vocab(main, " + table
+                + ", row)");
+        PreparedStatement ps = snapshot.sql().prepare("SELECT doc FROM " + vocabulary + " WHERE term = ?");
+        Map<String, Double> held = new HashMap<>();
+        Map<String, Double> absent = new HashMap<>();
+        for (String term : terms) {
+            long n = Long.MAX_VALUE;
+            for (String piece : ChineseTokens.storedPieces(term)) {
+                ps.setString(1, piece);
+                try (ResultSet rs = ps.executeQuery()) {
+                    n = Math.min(n, rs.next() ? rs.getLong(1) : 0);
+                }
+            }
+            n = n == Long.MAX_VALUE ? 0 : n;
+            long counted = Math.max(1, n); // a term no row holds scores as if one did (LexicalIndex.ideal)
+            long total = Math.max(rows, counted);
+            (n > 0 ? held : absent).put(term, Math.max(1e-6, Math.log((total - counted + 0.5) / (counted + 0.5))));
+        }
+        return LexicalIndex.ideal(held, absent);
     }
 
     /** How many b-tree segments each FTS5 table has: what a merge brings down to one. */
@@ -460,13 +652,28 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
      * syntax. Returns null when the query has no searchable term.
      */
     public static String literalQuery(String query) {
-        List<String> quoted = new ArrayList<>();
+        List<String> terms = searchTerms(query);
+        return terms.isEmpty() ? null : literal(terms);
+    }
+
+    /** The query's distinct terms that are searched: not stop words (R6), not scope-token look-alikes. */
+    private static List<String> searchTerms(String query) {
+        List<String> out = new ArrayList<>();
         for (String term : ChineseTokens.queryTerms(query)) {
             if (!term.startsWith(SCOPE_PREFIX)) {
-                quoted.add('"' + term.replace("\"", "\"\"") + '"');
+                out.add(term);
             }
         }
-        return quoted.isEmpty() ? null : String.join(" OR ", quoted);
+        return out;
+    }
+
+    /** The terms as double-quoted FTS5 strings (inner quotes doubled), OR'ed. */
+    private static String literal(List<String> terms) {
+        List<String> quoted = new ArrayList<>(terms.size());
+        for (String term : terms) {
+            quoted.add('"' + term.replace("\"", "\"\"") + '"');
+        }
+        return String.join(" OR ", quoted);
     }
 
     private static void write(Sql tx, String sql, long rowId, String tokens) throws SQLException {

@@ -9,9 +9,11 @@ import dev.jiyi.authority.ExactVectorScan;
 import dev.jiyi.authority.LexicalIndex;
 import dev.jiyi.authority.Memory;
 import dev.jiyi.authority.Neighbours;
+import dev.jiyi.authority.RawEventRow;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.Snapshot;
 import dev.jiyi.authority.StorageException;
+import dev.jiyi.authority.TurnContext;
 import dev.jiyi.authority.VectorCache;
 import dev.jiyi.authority.VectorIndex;
 import dev.jiyi.authority.VectorQuery;
@@ -24,18 +26,24 @@ import org.apache.lucene.codecs.lucene104.Lucene104HnswScalarQuantizedVectorsFor
 import org.apache.lucene.codecs.lucene99.Lucene99HnswVectorsFormat;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.LongField;
+import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.IndexNotFoundException;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.ReaderUtil;
+import org.apache.lucene.index.SortedDocValues;
 import org.apache.lucene.index.SortedNumericDocValues;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.index.TieredMergePolicy;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.BoostQuery;
+import org.apache.lucene.search.CollectionStatistics;
+import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.FieldDoc;
 import org.apache.lucene.search.FieldExistsQuery;
 import org.apache.lucene.search.IndexSearcher;
@@ -43,6 +51,8 @@ import org.apache.lucene.search.KnnFloatVectorQuery;
 import org.apache.lucene.search.PhraseQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.ScoreMode;
+import org.apache.lucene.search.Scorer;
 import org.apache.lucene.search.SearcherManager;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
@@ -50,18 +60,24 @@ import org.apache.lucene.search.SortedNumericSelector;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.TopFieldDocs;
+import org.apache.lucene.search.Weight;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.store.LockObtainFailedException;
+import org.apache.lucene.util.Bits;
 import org.apache.lucene.util.Version;
 import org.apache.lucene.util.quantization.QuantizedByteVectorValues;
 
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -69,6 +85,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * The derived Lucene index (L1-L5): BM25 over the same Chinese token stream as FTS5, HNSW vectors
@@ -82,6 +99,17 @@ import java.util.Set;
  * killed between commits simply applies the same entries again. Every catch-up that changed the
  * index commits; one that applied a deletion first merges away the deleted documents, so that no
  * term of the deleted text stays in the files (D1).
+ *
+ * <p><b>Turn context.</b> A conversation event's document also holds the texts of the turns around
+ * it ({@link TurnContext}), searched by {@link #contexts}. A context changes when a turn arrives or
+ * is deleted, so applying an event's arrival rewrites the documents of the turns whose context now
+ * includes it, and applying a deletion rewrites those whose context may have included it, found in
+ * the index before the deleted event's document goes (the authority no longer has the event); their
+ * old versions are merged away with the deleted document (D1). A document always holds the context
+ * the snapshot it was written in gives, so the index converges on what a rebuild writes.
+ *
+ * <p><b>Scores</b> are coverage (R11, {@link LexicalIndex}): BM25 divided by the query's ideal,
+ * read from the same point-in-time view as the search.
  *
  * <p><b>Two processes.</b> Lucene allows one writer per directory. When another process holds the
  * write lock (a running {@code jiyi mcp}), this one searches the last commit the holder made, reports
@@ -245,7 +273,7 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
         this.home = new IndexHome(root);
         this.options = options;
         this.analyzer = options.analysis().analyzer();
-        this.version = "jiyi-lucene-2/" + options.analysis().version() + "/" + options.vectors().code()
+        this.version = "jiyi-lucene-3-context-1h/" + options.analysis().version() + "/" + options.vectors().code()
                 + "/lucene-" + Version.LATEST;
     }
 
@@ -554,7 +582,9 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
     private boolean apply(Snapshot s, List<ChangeLog.Entry> entries) throws IOException {
         boolean deleted = false;
         List<Term> removed = new ArrayList<>();
+        List<ChangeLog.Entry> removedEvents = new ArrayList<>();
         Set<String> events = new LinkedHashSet<>();
+        Set<String> arrived = new HashSet<>();
         Set<String> memories = new LinkedHashSet<>();
         for (ChangeLog.Entry e : entries) {
             switch (e.entity()) {
@@ -562,9 +592,13 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
                     if (e.op() == ChangeLog.Op.DELETE) {
                         removed.add(e.rowId() != null ? Documents.eventKey(e.rowId())
                                 : Documents.id(Documents.EVENT, e.entityId()));
+                        removedEvents.add(e);
                         deleted = true;
                     } else {
                         events.add(e.entityId());
+                        if (e.op() == ChangeLog.Op.INSERT) {
+                            arrived.add(e.entityId());
+                        }
                     }
                 }
                 case MEMORY -> {
@@ -582,15 +616,31 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
                 }
             }
         }
+        // The events to write, by sequence: those the entries name, and the turns whose context changed.
+        Map<Long, Event> written = new TreeMap<>();
+        if (!removedEvents.isEmpty()) {
+            for (Event turn : contextsHolding(s, removedEvents)) {
+                written.put(turn.sequence(), turn);
+                this.removed.add(Documents.eventKey(turn.sequence())); // its old version holds the deleted text
+            }
+        }
         if (!removed.isEmpty()) {
             writer.deleteDocuments(removed.toArray(Term[]::new));
             this.removed.addAll(removed);
         }
+        for (Event e : s.eventsById(events)) {
+            written.put(e.sequence(), e);
+            if (arrived.contains(e.id())) {
+                for (Event turn : around(s, e)) {
+                    written.putIfAbsent(turn.sequence(), turn);
+                }
+            }
+        }
         List<Term> keys = new ArrayList<>();
         List<Document> docs = new ArrayList<>();
-        for (Event e : s.eventsById(events)) {
+        for (Event e : written.values()) {
             keys.add(Documents.eventKey(e.sequence()));
-            docs.add(Documents.event(e));
+            docs.add(eventDocument(s, e));
         }
         List<Memory> current = s.memoriesById(memories);
         for (Memory m : current) {
@@ -599,6 +649,123 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
         docs.addAll(memoryDocuments(s, current));
         write(writer, keys, docs);
         return deleted;
+    }
+
+    /**
+     * An event's document with its context as the snapshot gives it, and for a conversation turn the
+     * turns within reach of it now: every turn whose text its context can hold.
+     */
+    private static Document eventDocument(Snapshot s, Event e) {
+        if (!TurnContext.isTurn(e)) {
+            return Documents.event(e, TurnContext.NONE, List.of());
+        }
+        try {
+            List<Long> reach = new ArrayList<>();
+            for (Event turn : TurnContext.near(s.sql(), e.scope(), e.sessionId(), e.sequence())) {
+                reach.add(turn.sequence());
+            }
+            return Documents.event(e, TurnContext.of(s.sql(), e, -1), reach);
+        } catch (SQLException ex) {
+            throw new StorageException("reading the context of event " + e.sequence(), ex);
+        }
+    }
+
+    /** The turns whose context includes a newly arrived event. */
+    private static List<Event> around(Snapshot s, Event arrived) {
+        try {
+            return TurnContext.around(s.sql(), arrived);
+        } catch (SQLException ex) {
+            throw new StorageException("reading the turns around event " + arrived.sequence(), ex);
+        }
+    }
+
+    /**
+     * The turns, as they are now, whose documents may hold the text of these deleted events in their
+     * context. The authority no longer has the events, so the index is read before their documents
+     * go (refreshed first: this catch-up's documents may still be in the writer's buffer). A deleted
+     * turn's document keeps its session, which gives the turns within reach of it now
+     * ({@link TurnContext#near}); and every document that was written with it within reach names it
+     * in {@link Documents#CONTEXT_ROWS}. The second also finds the documents written while the event
+     * existed but before the index applied its arrival (a catch-up cut short by its budget reads the
+     * snapshot's newer turns), when the event never had a document to keep its session.
+     */
+    private List<Event> contextsHolding(Snapshot s, List<ChangeLog.Entry> deletions) throws IOException {
+        searchers.maybeRefreshBlocking();
+        IndexSearcher searcher = searchers.acquire();
+        try {
+            Map<Scope, Set<Long>> deletedByScope = new LinkedHashMap<>();
+            List<Event> out = new ArrayList<>();
+            for (ChangeLog.Entry e : deletions) {
+                Scope scope = new Scope(e.personaId(), e.projectId());
+                Term key = e.rowId() != null ? Documents.eventKey(e.rowId())
+                        : Documents.id(Documents.EVENT, e.entityId());
+                long[] sequence = {e.rowId() != null ? e.rowId() : -1};
+                String[] session = {null};
+                eachLive(searcher, new TermQuery(key), (leaf, doc) -> {
+                    SortedNumericDocValues row = DocValues.getSortedNumeric(leaf, Documents.ROW);
+                    if (row.advanceExact(doc)) {
+                        sequence[0] = row.nextValue();
+                    }
+                    SortedDocValues sessions = DocValues.getSorted(leaf, Documents.SESSION);
+                    if (sessions.advanceExact(doc)) {
+                        session[0] = sessions.lookupOrd(sessions.ordValue()).utf8ToString();
+                    }
+                });
+                if (sequence[0] < 0) {
+                    continue; // an entry from before row numbers were logged, for an event never indexed
+                }
+                deletedByScope.computeIfAbsent(scope, k -> new LinkedHashSet<>()).add(sequence[0]);
+                if (session[0] != null) {
+                    try {
+                        out.addAll(TurnContext.near(s.sql(), scope, session[0], sequence[0]));
+                    } catch (SQLException ex) {
+                        throw new StorageException("reading the turns around deleted event " + sequence[0], ex);
+                    }
+                }
+            }
+            for (Map.Entry<Scope, Set<Long>> deleted : deletedByScope.entrySet()) {
+                Set<Long> rows = new LinkedHashSet<>();
+                Query reached = LongPoint.newSetQuery(Documents.CONTEXT_ROWS,
+                        deleted.getValue().stream().mapToLong(Long::longValue).toArray());
+                eachLive(searcher, reached, (leaf, doc) -> {
+                    SortedNumericDocValues row = DocValues.getSortedNumeric(leaf, Documents.ROW);
+                    if (row.advanceExact(doc)) {
+                        rows.add(row.nextValue());
+                    }
+                });
+                rows.removeAll(deleted.getValue());
+                for (RawEventRow r : s.rawEvents(deleted.getKey(), rows)) {
+                    out.add(r.event());
+                }
+            }
+            return out;
+        } finally {
+            searchers.release(searcher);
+        }
+    }
+
+    /** What to do with each live document a query matches. */
+    @FunctionalInterface
+    private interface LiveHit {
+        void at(LeafReader leaf, int doc) throws IOException;
+    }
+
+    /** Visits every live document that {@code query} matches (no scores; for the few a key or an ID names). */
+    private static void eachLive(IndexSearcher searcher, Query query, LiveHit hit) throws IOException {
+        Weight weight = searcher.createWeight(searcher.rewrite(query), ScoreMode.COMPLETE_NO_SCORES, 1);
+        for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
+            Scorer scorer = weight.scorer(leaf);
+            if (scorer == null) {
+                continue;
+            }
+            Bits live = leaf.reader().getLiveDocs();
+            DocIdSetIterator docs = scorer.iterator();
+            for (int doc = docs.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = docs.nextDoc()) {
+                if (live == null || live.get(doc)) {
+                    hit.at(leaf.reader(), doc);
+                }
+            }
+        }
     }
 
     /** Documents per write from which they are analyzed on every core. */
@@ -679,7 +846,7 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
                      page = s.eventsAfter(page.get(page.size() - 1).sequence(), PAGE)) {
                     List<Document> docs = new ArrayList<>(page.size());
                     for (Event e : page) {
-                        docs.add(Documents.event(e));
+                        docs.add(eventDocument(s, e)); // every event is in the authority: each context is whole
                     }
                     write(w, null, docs);
                     events += page.size();
@@ -714,52 +881,125 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
 
     @Override
     public synchronized List<Candidate> memories(Snapshot snapshot, String query, Eligibility filter, int limit) {
-        Query terms = terms(Documents.MEMORY_TEXT, query);
-        if (terms == null || limit == 0) {
+        List<List<String>> phrases = options.analysis().queryPhrases(query, analyzer);
+        if (phrases.isEmpty() || limit == 0) {
             return List.of();
         }
         follow(snapshot);
-        return ranked(new BooleanQuery.Builder().add(terms, BooleanClause.Occur.MUST)
-                .add(Documents.eligible(filter), BooleanClause.Occur.FILTER).build(), limit);
+        Query q = new BooleanQuery.Builder().add(terms(Documents.MEMORY_TEXT, phrases), BooleanClause.Occur.MUST)
+                .add(Documents.eligible(filter), BooleanClause.Occur.FILTER).build();
+        return ranked(q, Documents.MEMORY_TEXT, phrases, limit);
+    }
+
+    @Override
+    public synchronized double evidence(Snapshot snapshot, String query, Eligibility filter) {
+        List<List<String>> phrases = options.analysis().queryPhrases(query, analyzer);
+        java.util.Map<String, List<String>> byTerm = new java.util.LinkedHashMap<>();
+        for (List<String> pieces : phrases) {
+            byTerm.put(String.join(" ", pieces), pieces);
+        }
+        List<List<String>> words = new ArrayList<>();
+        for (String word : LexicalIndex.words(new ArrayList<>(byTerm.keySet()))) {
+            words.add(byTerm.get(word));
+        }
+        if (words.isEmpty()) {
+            return 0;
+        }
+        follow(snapshot);
+        try {
+            IndexSearcher searcher = searchers.acquire();
+            try {
+                if (searcher.getIndexReader().numDocs() < EVIDENCE_MIN_ROWS) {
+                    return Double.POSITIVE_INFINITY; // too few documents for IDF to mean anything (LexicalIndex)
+                }
+            } finally {
+                searchers.release(searcher);
+            }
+        } catch (IOException e) {
+            throw new StorageException("searching the Lucene index", e);
+        }
+        Query memories = new BooleanQuery.Builder().add(terms(Documents.MEMORY_TEXT, words), BooleanClause.Occur.MUST)
+                .add(Documents.eligible(filter), BooleanClause.Occur.FILTER).build();
+        Query events = new BooleanQuery.Builder().add(terms(Documents.EVENT_TEXT, words), BooleanClause.Occur.MUST)
+                .add(Documents.events(filter.scope()), BooleanClause.Occur.FILTER).build();
+        double best = 0;
+        for (Candidate c : ranked(memories, Documents.MEMORY_TEXT, words, 1)) {
+            best = Math.max(best, c.score());
+        }
+        for (Candidate c : ranked(events, Documents.EVENT_TEXT, words, 1)) {
+            best = Math.max(best, c.score());
+        }
+        return best;
     }
 
     @Override
     public synchronized List<Candidate> events(Snapshot snapshot, String query, Scope scope, int limit) {
-        Query terms = terms(Documents.EVENT_TEXT, query);
-        if (terms == null || limit == 0) {
+        List<List<String>> phrases = options.analysis().queryPhrases(query, analyzer);
+        if (phrases.isEmpty() || limit == 0) {
             return List.of();
         }
         follow(snapshot);
-        return ranked(new BooleanQuery.Builder().add(terms, BooleanClause.Occur.MUST)
-                .add(Documents.events(scope), BooleanClause.Occur.FILTER).build(), limit);
+        Query q = new BooleanQuery.Builder().add(terms(Documents.EVENT_TEXT, phrases), BooleanClause.Occur.MUST)
+                .add(Documents.events(scope), BooleanClause.Occur.FILTER).build();
+        return ranked(q, Documents.EVENT_TEXT, phrases, limit);
+    }
+
+    /**
+     * Each term searched in the near turns' field with weight {@code near} and in the far turns' with
+     * {@code far}, summed; the ideal is that of the near field, where a context's best evidence is.
+     * Only conversation events have the fields, so no other event is returned.
+     */
+    @Override
+    public synchronized List<Candidate> contexts(Snapshot snapshot, String query, Scope scope, double near, double far,
+                                                 int limit) {
+        List<List<String>> phrases = options.analysis().queryPhrases(query, analyzer);
+        if (phrases.isEmpty() || limit == 0) {
+            return List.of();
+        }
+        if (!(near > 0 && near <= 1) || !(far > 0 && far <= 1)) {
+            throw new IllegalArgumentException("context weights must be in (0, 1]");
+        }
+        follow(snapshot);
+        BooleanQuery.Builder terms = new BooleanQuery.Builder();
+        for (List<String> pieces : phrases) {
+            terms.add(new BoostQuery(term(Documents.CONTEXT_NEAR, pieces), (float) near), BooleanClause.Occur.SHOULD);
+            terms.add(new BoostQuery(term(Documents.CONTEXT_FAR, pieces), (float) far), BooleanClause.Occur.SHOULD);
+        }
+        Query q = new BooleanQuery.Builder().add(terms.build(), BooleanClause.Occur.MUST)
+                .add(Documents.events(scope), BooleanClause.Occur.FILTER).build();
+        return ranked(q, Documents.CONTEXT_NEAR, phrases, limit);
     }
 
     /**
      * The query's terms as literals, OR'ed (R2: no query syntax exists here; a term of several pieces
-     * is a phrase, as FTS5 searches it); null when nothing is searchable (R6).
+     * is a phrase, as FTS5 searches it). {@code phrases} is not empty (R6: nothing searchable is no search).
      */
-    private Query terms(String field, String query) {
-        List<List<String>> phrases = options.analysis().queryPhrases(query, analyzer);
-        if (phrases.isEmpty()) {
-            return null;
-        }
+    private static Query terms(String field, List<List<String>> phrases) {
         BooleanQuery.Builder b = new BooleanQuery.Builder();
         for (List<String> pieces : phrases) {
-            b.add(pieces.size() == 1 ? new TermQuery(new Term(field, pieces.get(0)))
-                    : new PhraseQuery(field, pieces.toArray(String[]::new)), BooleanClause.Occur.SHOULD);
+            b.add(term(field, pieces), BooleanClause.Occur.SHOULD);
         }
         return b.build();
     }
 
-    /** The best {@code limit} by BM25, equal scores newest row first; the filter is inside the query (L4). */
-    private List<Candidate> ranked(Query query, int limit) {
+    private static Query term(String field, List<String> pieces) {
+        return pieces.size() == 1 ? new TermQuery(new Term(field, pieces.get(0)))
+                : new PhraseQuery(field, pieces.toArray(String[]::new));
+    }
+
+    /**
+     * The best {@code limit} by BM25, equal scores newest row first, the filter inside the query (L4);
+     * each score divided by the query's ideal over {@code field} in the same view ({@link #ideal}).
+     */
+    private List<Candidate> ranked(Query query, String field, List<List<String>> phrases, int limit) {
         try {
             IndexSearcher searcher = searchers.acquire();
             try {
+                double ideal = ideal(searcher, field, phrases);
                 TopFieldDocs top = searcher.search(query, limit, BEST_FIRST, true);
                 List<Candidate> out = new ArrayList<>(top.scoreDocs.length);
                 for (ScoreDoc hit : top.scoreDocs) {
-                    out.add(new Candidate((Long) ((FieldDoc) hit).fields[1], hit.score));
+                    out.add(new Candidate((Long) ((FieldDoc) hit).fields[1], hit.score / ideal));
                 }
                 return out;
             } finally {
@@ -768,6 +1008,40 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
         } catch (IOException e) {
             throw new StorageException("searching the Lucene index", e);
         }
+    }
+
+    /** Lucene's BM25 term saturation ({@code IndexSearcher}'s default similarity, b 0.75). */
+    private static final double K1 = 1.2;
+
+    /**
+     * The query's ideal over one field (see {@link LexicalIndex}): the sum of the
+     * {@link LexicalIndex#IDEAL_TERMS} largest scores a document of average length earns holding a
+     * term once, which in Lucene's BM25 is the term's IDF over {@code 1 + k1}, IDF being
+     * {@code ln(1 + (N - n + 0.5) / (n + 0.5))} with N the documents that have the field and n those
+     * that hold the term (for a term of several pieces, searched as a phrase, the fewest of any
+     * piece). A term no document holds counts too (n 0): a query whose informative words the archive
+     * lacks has little evidence, whatever else matches. Counts include deleted documents not yet
+     * merged away, as the search's own statistics do. 1 for a field no document has.
+     */
+    private static double ideal(IndexSearcher searcher, String field, List<List<String>> phrases) throws IOException {
+        CollectionStatistics stats = searcher.collectionStatistics(field);
+        if (stats == null) {
+            return 1;
+        }
+        long docs = stats.docCount();
+        java.util.Map<String, Double> held = new java.util.HashMap<>();
+        java.util.Map<String, Double> absent = new java.util.HashMap<>();
+        for (List<String> pieces : phrases) {
+            long n = Long.MAX_VALUE;
+            for (String piece : pieces) {
+                n = Math.min(n, searcher.getIndexReader().docFreq(new Term(field, piece)));
+            }
+            long counted = Math.max(1, n); // a term no document holds scores as if one did (LexicalIndex.ideal)
+            long total = Math.max(docs, counted);
+            (n > 0 ? held : absent).put(String.join(" ", pieces),
+                    Math.log(1 + (total - counted + 0.5) / (counted + 0.5)) / (1 + K1));
+        }
+        return LexicalIndex.ideal(held, absent);
     }
 
     /**

@@ -31,6 +31,16 @@ public interface Embedder {
         return DEFAULT_COSINE_THRESHOLD;
     }
 
+    /**
+     * The similarity at or above which this model's vectors are evidence on their own for
+     * {@code query}, when nothing lexical supports a recall (R6, R11), given the threshold in force
+     * ({@link #cosineThreshold} or {@code recall.cosine_threshold}): below it, similar memories still
+     * rank, but only beside lexical evidence. By default the threshold itself.
+     */
+    default double standaloneThreshold(String query, double threshold) {
+        return threshold;
+    }
+
     default float[] embed(String text) {
         return embed(List.of(text)).getFirst();
     }

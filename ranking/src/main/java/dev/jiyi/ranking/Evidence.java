@@ -8,8 +8,13 @@ public enum Evidence {
     MEMORY,
     /** The text of the event it was derived from matched. */
     SOURCE_EVENT,
-    /** The turn next to its event, in the same session, matched. */
+    /** The turns around its event, in the same session (its conversation context), matched. */
     ADJACENT_TURN,
+    /**
+     * R9: an earlier fact of its timeline (same subject and fact key) matched, and it is that
+     * timeline's fact at the query time.
+     */
+    TIMELINE,
     /** It is linked by {@code related} to a match. */
     RELATED_LINK,
     /** Its vector is similar to the query's (semantic and deep modes only). */

@@ -23,6 +23,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -90,8 +91,8 @@ public final class Recall {
         return new RecallResult(items.subList(0, Math.min(request.limit(), items.size())), warnings);
     }
 
-    /** The query's vector and the model that made it. */
-    private record QueryVector(float[] vector, Embedder model) {
+    /** The query's vector, the model that made it, and the text it was made from. */
+    private record QueryVector(float[] vector, Embedder model, String text) {
     }
 
     /** Embeds the query for semantic and deep modes; null, with a warning, when that cannot be done. */
@@ -103,7 +104,8 @@ public final class Recall {
         }
         try {
             Embedder model = embedder.get();
-            return new QueryVector(model.embed(request.query()), model);
+            String text = embeddedText(request);
+            return new QueryVector(model.embed(text), model, text);
         } catch (ProviderException e) {
             warnings.add("mode " + mode + ": the query could not be embedded (" + e.getMessage()
                     + "), so results are lexical only");
@@ -111,96 +113,260 @@ public final class Recall {
         }
     }
 
+    /** A query's text and how much its evidence counts: the whole query, or a part of a dialogue. */
+    private record View(String text, double weight) {
+    }
+
+    /**
+     * What a request searches: a query is one view at full weight; a dialogue (several turns, newest
+     * last) is its last turn at full weight, its last three turns at the decay, and all of it at the
+     * decay squared, so the turn being answered counts most and older turns still lend their words.
+     */
+    private List<View> views(RecallRequest request) {
+        List<String> turns = request.dialogue();
+        if (turns.size() < 2) {
+            return List.of(new View(request.query(), 1.0));
+        }
+        double decay = config.precision().dialogueDecay();
+        List<View> views = new ArrayList<>(3);
+        views.add(new View(turns.get(turns.size() - 1), 1.0));
+        if (decay > 0) {
+            if (turns.size() > 3) {
+                views.add(new View(String.join("\n", turns.subList(turns.size() - 3, turns.size())), decay));
+            }
+            views.add(new View(String.join("\n", turns), turns.size() > 3 ? decay * decay : decay));
+        }
+        return views;
+    }
+
+    /** Lexical evidence per row, the best over every view (each match times its view's weight). */
+    private record Matches(Map<Long, Double> memories, Map<Long, Double> events, Map<Long, Double> contexts,
+                           Map<Long, Double> history, double bestDirect) {
+
+        boolean isEmpty() {
+            return memories.isEmpty() && events.isEmpty();
+        }
+    }
+
+    private Matches matches(Snapshot snapshot, RecallRequest request, Eligibility eligible) {
+        Scope scope = request.scope();
+        RecallConfig.Precision p = config.precision();
+        Map<Long, Double> memories = new HashMap<>();
+        Map<Long, Double> events = new HashMap<>();
+        Map<Long, Double> contexts = new HashMap<>();
+        Map<Long, Double> history = new HashMap<>();
+        double bestDirect = 0;
+        for (View view : views(request)) {
+            List<Candidate> direct = snapshot.memoryCandidates(index.lexical(), view.text(), eligible, config.candidateLimit());
+            collect(memories, view, direct);
+            List<Candidate> raw = snapshot.eventCandidates(index.lexical(), view.text(), scope, config.eventCandidateLimit());
+            collect(events, view, raw);
+            if (!direct.isEmpty() || !raw.isEmpty()) {
+                bestDirect = Math.max(bestDirect, snapshot.evidence(index.lexical(), view.text(), eligible));
+            }
+            if (p.contextNear() > 0 && p.contextFar() > 0) {
+                collect(contexts, view, snapshot.contextCandidates(index.lexical(), view.text(), scope, p.contextNear(),
+                        p.contextFar(), config.candidateLimit()));
+            }
+            if (!eligible.includeHistory()) {
+                // R9: earlier facts that match lead to their timeline's current fact.
+                collect(history, view, snapshot.memoryCandidates(index.lexical(), view.text(),
+                        Eligibility.anyTime(scope), TIMELINE_CANDIDATES));
+            }
+        }
+        return new Matches(memories, events, contexts, history, bestDirect);
+    }
+
+
+
+    /** Most matches of any time that recall follows to their timeline's current fact (R9). */
+    static final int TIMELINE_CANDIDATES = 20;
+
+    private static void collect(Map<Long, Double> into, View view, List<Candidate> candidates) {
+        for (Candidate c : candidates) {
+            into.merge(c.rowId(), view.weight() * c.score(), Math::max);
+        }
+    }
+
+    /**
+     * What a query's vector is made from: the query, or a dialogue's newest turns, as many as fit
+     * {@link #EMBEDDED_CHARS} (the local model reads 512 tokens; a whole long dialogue would be cut
+     * at its start and blur the turn being answered with everything before it).
+     */
+    static String embeddedText(RecallRequest request) {
+        List<String> turns = request.dialogue();
+        if (turns.isEmpty()) {
+            return request.query();
+        }
+        StringBuilder text = new StringBuilder();
+        for (int i = turns.size() - 1; i >= 0; i--) {
+            String turn = turns.get(i);
+            if (!text.isEmpty() && text.length() + turn.length() + 1 > EMBEDDED_CHARS) {
+                break;
+            }
+            text.insert(0, text.isEmpty() ? turn : turn + "\n");
+        }
+        return text.toString();
+    }
+
+    /** Characters of a dialogue's newest turns its vector is made from. */
+    static final int EMBEDDED_CHARS = 500;
+
     /** Every read of one recall, in one snapshot; all ranked results, best first. */
     private List<RecalledItem> recall(Snapshot snapshot, RecallRequest request, Eligibility eligible, QueryVector vector,
                                       List<String> warnings) {
         Instant at = eligible.at();
         Scope scope = request.scope();
         Map<Long, Double> cosine = vector == null ? Map.of() : similar(snapshot, request, eligible, vector, warnings);
-        List<Candidate> memoryMatches = snapshot.memoryCandidates(index.lexical(), request.query(), eligible,
-                config.candidateLimit());
-        List<Candidate> eventMatches = snapshot.eventCandidates(index.lexical(), request.query(), scope,
-                config.eventCandidateLimit());
-        if (memoryMatches.isEmpty() && eventMatches.isEmpty() && cosine.isEmpty()) {
-            return List.of();
+        Matches matches = matches(snapshot, request, eligible);
+        // R6, R11: a query whose best direct match covers too little of it has no lexical evidence at
+        // all (a shared character or common word is chance, however much better than the rest it is).
+        boolean lexicalEvidence = !matches.isEmpty() && matches.bestDirect() >= config.precision().minEvidence();
+        if (!lexicalEvidence) {
+            cosine = standalone(cosine, vector);
+            if (cosine.isEmpty()) {
+                return List.of();
+            }
+            matches = new Matches(Map.of(), Map.of(), Map.of(), Map.of(), 0);
         }
 
-        // Lexical evidence per memory row: its own match, or a (discounted) match on its source event.
-        Map<Long, Double> lexical = new HashMap<>();
+        // Lexical evidence per memory row: its own match, or a (discounted) match on its source event;
+        // beside it, the match of its source event's conversation context.
+        Map<Long, Double> lexical = new HashMap<>(matches.memories());
         Map<Long, Evidence> via = new HashMap<>();
-        double memoryTop = top(memoryMatches);
-        for (Candidate c : memoryMatches) {
-            lexical.merge(c.rowId(), c.score() / memoryTop, Math::max);
-            via.put(c.rowId(), Evidence.MEMORY);
+        for (Long row : lexical.keySet()) {
+            via.put(row, Evidence.MEMORY);
         }
-        double eventTop = top(eventMatches);
-        Map<Long, Double> eventLexical = new HashMap<>();
-        for (Candidate c : eventMatches) {
-            eventLexical.put(c.rowId(), c.score() / eventTop);
-        }
-        // Conversation context: a matching turn is weaker evidence for the turns next to it.
-        Map<Long, Double> contextLexical = new HashMap<>();
-        if (config.contextEvidence() > 0) {
-            for (Map.Entry<Long, List<Long>> e : snapshot.adjacentEvents(eventLexical.keySet()).entrySet()) {
-                for (Long neighbour : e.getValue()) {
-                    contextLexical.merge(neighbour, config.contextEvidence() * eventLexical.get(e.getKey()), Math::max);
+        Set<Long> evidenceEvents = new LinkedHashSet<>(matches.events().keySet());
+        evidenceEvents.addAll(matches.contexts().keySet());
+        Map<Long, Double> context = new HashMap<>();
+        for (Map.Entry<Long, List<Long>> e : snapshot.derivedMemoryRows(evidenceEvents).entrySet()) {
+            double direct = config.eventEvidence() * matches.events().getOrDefault(e.getKey(), 0.0);
+            double around = matches.contexts().getOrDefault(e.getKey(), 0.0);
+            for (Long row : e.getValue()) {
+                if (direct > lexical.getOrDefault(row, 0.0)) {
+                    lexical.put(row, direct);
+                    via.put(row, Evidence.SOURCE_EVENT);
+                }
+                if (around > 0) {
+                    context.merge(row, around, Math::max);
+                    via.putIfAbsent(row, Evidence.ADJACENT_TURN);
                 }
             }
         }
-        Set<Long> evidenceEvents = new LinkedHashSet<>(eventLexical.keySet());
-        evidenceEvents.addAll(contextLexical.keySet());
-        Map<Long, List<Long>> derived = snapshot.derivedMemoryRows(evidenceEvents);
-        for (Map.Entry<Long, List<Long>> e : derived.entrySet()) {
-            double direct = config.eventEvidence() * eventLexical.getOrDefault(e.getKey(), 0.0);
-            double context = contextLexical.getOrDefault(e.getKey(), 0.0);
-            double evidence = Math.max(direct, context);
-            for (Long row : e.getValue()) {
-                if (evidence > lexical.getOrDefault(row, 0.0)) {
-                    lexical.put(row, evidence);
-                    via.put(row, direct >= context ? Evidence.SOURCE_EVENT : Evidence.ADJACENT_TURN);
+        // R9: a matching fact of another time stands for its timeline's fact at the query time.
+        // With history, the matches themselves are of any time; the timeline's fact is the one valid now.
+        Map<Long, Double> earlier = eligible.includeHistory() ? matches.memories() : matches.history();
+        if (!earlier.isEmpty()) {
+            Eligibility valid = Eligibility.current(scope, at);
+            for (Map.Entry<Long, List<Long>> e : snapshot.timelineFacts(earlier.keySet(), valid).entrySet()) {
+                double value = earlier.get(e.getKey());
+                for (Long row : e.getValue()) {
+                    if (value > lexical.getOrDefault(row, 0.0)) {
+                        lexical.put(row, value);
+                        via.put(row, Evidence.TIMELINE);
+                    }
                 }
             }
         }
 
         // The bounded candidate set (R4): the best lexical rows, then one-hop neighbours of them.
         // Semantic and deep recalls add their most similar rows (at most candidateLimit more).
+        Map<Long, Double> combined = new HashMap<>(lexical);
+        context.forEach((row, v) -> combined.merge(row, v, Double::sum));
         int relatedBudget = (int) Math.floor(config.candidateLimit() * RELATED_SHARE);
-        List<Long> chosen = best(lexical, config.candidateLimit() - relatedBudget);
-        Set<Long> rows = new LinkedHashSet<>(chosen);
+        Set<Long> rows = new LinkedHashSet<>(best(combined, config.candidateLimit() - relatedBudget));
         rows.addAll(cosine.keySet());
         for (Long row : cosine.keySet()) {
             via.putIfAbsent(row, Evidence.VECTOR);
         }
-        Map<Long, Double> related = new HashMap<>();
-        for (RelatedLink link : snapshot.relatedLinks(rows)) {
-            double from = Math.max(lexical.getOrDefault(link.fromRow(), 0.0), cosine.getOrDefault(link.fromRow(), 0.0));
+        List<TimeExpressions.Window> windows = TimeExpressions.find(timeText(request), at, clock.getZone());
+        Inputs inputs = new Inputs(lexical, context, cosine, new HashMap<>(), via, windows);
+        Map<Long, RecallRow> admitted = new LinkedHashMap<>();
+        for (RecallRow row : snapshot.recallRows(scope, rows)) {
+            if (admits(row, at, request.includeHistory())) {
+                admitted.put(row.rowId(), row);
+            }
+        }
+        // One-hop related links, only from rows the recheck kept: a link never lends the evidence of
+        // a revoked, expired or out-of-scope memory.
+        Map<Long, Double> related = inputs.related();
+        for (RelatedLink link : snapshot.relatedLinks(admitted.keySet())) {
+            double from = Math.max(lexical.getOrDefault(link.fromRow(), 0.0), inputs.cosineValue(link.fromRow(), config, vector));
             related.merge(link.toRow(), from, Math::max);
         }
-        int limit = config.candidateLimit() + cosine.size();
+        List<Long> extra = new ArrayList<>();
         for (Long row : best(related, related.size())) {
-            if (rows.size() >= limit) {
+            if (extra.size() >= relatedBudget) {
                 break;
             }
-            rows.add(row);
+            if (!admitted.containsKey(row)) {
+                extra.add(row);
+            }
+        }
+        for (RecallRow row : snapshot.recallRows(scope, extra)) {
+            if (admits(row, at, request.includeHistory())) {
+                admitted.put(row.rowId(), row);
+            }
         }
 
         List<RecalledItem> items = new ArrayList<>();
-        for (RecallRow row : snapshot.recallRows(scope, rows)) {
-            RecalledItem item = memoryItem(row, lexical.getOrDefault(row.rowId(), 0.0),
-                    cosine.getOrDefault(row.rowId(), 0.0), related.getOrDefault(row.rowId(), 0.0),
-                    via.getOrDefault(row.rowId(), Evidence.RELATED_LINK), at, request.includeHistory());
-            if (item != null) {
-                items.add(item);
-            }
+        for (RecallRow row : admitted.values()) {
+            items.add(memoryItem(row, inputs, vector, at));
         }
-        for (RawEventRow raw : snapshot.rawEvents(scope, eventLexical.keySet())) {
-            RecalledItem item = rawItem(raw, eventLexical.get(raw.event().sequence()), at);
+        Map<Long, Double> rawContext = matches.contexts();
+        for (RawEventRow raw : snapshot.rawEvents(scope, matches.events().keySet())) {
+            RecalledItem item = rawItem(raw, matches.events().get(raw.event().sequence()),
+                    rawContext.getOrDefault(raw.event().sequence(), 0.0), windows, at);
             if (item != null) {
                 items.add(item);
             }
         }
         items.sort(ORDER);
         return items;
+    }
+
+    /** The text whose time expressions count (R10): the query, or a dialogue's last turn. */
+    private static String timeText(RecallRequest request) {
+        List<String> turns = request.dialogue();
+        return turns.isEmpty() ? request.query() : turns.get(turns.size() - 1);
+    }
+
+    /** Everything a memory's signals are computed from. */
+    private record Inputs(Map<Long, Double> lexical, Map<Long, Double> context, Map<Long, Double> cosine,
+                          Map<Long, Double> related, Map<Long, Evidence> via, List<TimeExpressions.Window> windows) {
+
+        /** The cosine signal: similarity above the threshold, rescaled so the threshold is 0 and 1 is 1. */
+        double cosineValue(long row, RecallConfig config, QueryVector vector) {
+            Double c = cosine.get(row);
+            if (c == null || vector == null) {
+                return 0;
+            }
+            double t = threshold(config, vector.model());
+            return Math.max(0, Math.min(1, (c - t) / (1 - t)));
+        }
+    }
+
+    private static double threshold(RecallConfig config, Embedder model) {
+        return Double.isNaN(config.cosineThreshold()) ? model.cosineThreshold() : config.cosineThreshold();
+    }
+
+    /**
+     * Without lexical evidence, vector evidence answers alone only where the model can tell related
+     * from unrelated: similarity at or above its standalone threshold for this query.
+     */
+    private Map<Long, Double> standalone(Map<Long, Double> cosine, QueryVector vector) {
+        if (cosine.isEmpty()) {
+            return cosine;
+        }
+        double alone = vector.model().standaloneThreshold(vector.text(), threshold(config, vector.model()));
+        Map<Long, Double> out = new HashMap<>();
+        cosine.forEach((row, c) -> {
+            if (c >= alone) {
+                out.put(row, c);
+            }
+        });
+        return out;
     }
 
     /**
@@ -241,32 +407,45 @@ public final class Recall {
             .thenComparing(i -> i.memoryId() == null ? "" : i.memoryId())
             .thenComparing(RecalledItem::sourceEventId);
 
-    private RecalledItem memoryItem(RecallRow row, double lexical, double cosine, double related, Evidence via,
-                                    Instant at, boolean history) {
+    /** The recheck (R8, T6): never revoked; expired and future facts only with history. */
+    private static boolean admits(RecallRow row, Instant at, boolean history) {
         Memory m = row.memory();
-        if (m.revoked()) {
-            return null; // R8: never, not even with history
-        }
+        return !m.revoked() && (history || Status.of(m.validity(), at) == Status.CURRENT);
+    }
+
+    private RecalledItem memoryItem(RecallRow row, Inputs in, QueryVector vector, Instant at) {
+        Memory m = row.memory();
+        long r = row.rowId();
         Status status = Status.of(m.validity(), at);
-        if (!history && status != Status.CURRENT) {
-            return null; // T6: expired and future facts only with --as-of / --include-history
-        }
         Weights w = config.weights();
         List<Signal> signals = List.of(
-                new Signal("lexical", lexical, w.lexical()),
-                new Signal("cosine", cosine, w.cosine()),
-                new Signal("related", related, w.related()),
+                new Signal("lexical", in.lexical().getOrDefault(r, 0.0), w.lexical()),
+                new Signal("context", in.context().getOrDefault(r, 0.0), w.lexical()),
+                new Signal("cosine", in.cosineValue(r, config, vector), w.cosine()),
+                new Signal("related", in.related().getOrDefault(r, 0.0), w.related()),
                 new Signal("basis", basisValue(m.basis()), w.basis()),
                 new Signal("confidence", m.confidence(), w.confidence()),
-                new Signal("freshness", forgetting.freshness(row.occurredAt(), at), w.freshness()));
+                new Signal("freshness", forgetting.freshness(row.occurredAt(), at), w.freshness()),
+                new Signal("time", inside(row.occurredAt(), in.windows()), w.time()));
         Forgetting.Shown shown = forgetting.presentation(m, row.occurredAt(), at);
         return new RecalledItem(RecalledItem.Type.MEMORY, m.id(), m.eventId(), sum(signals), shown.text(),
                 shown.presentation(),
                 m.kind(), m.basis(), null, m.confidence(), forgetting.timeLabel(m.kind(), row.occurredAt(), at),
-                row.occurredAt(), m.validity(), status, false, via, signals);
+                row.occurredAt(), m.validity(), status, false, in.via().getOrDefault(r, Evidence.RELATED_LINK), signals);
     }
 
-    private RecalledItem rawItem(RawEventRow raw, double lexical, Instant at) {
+    /** R10: 1 when the time is inside a window the query names, else 0. */
+    private static double inside(Instant time, List<TimeExpressions.Window> windows) {
+        for (TimeExpressions.Window window : windows) {
+            if (window.contains(time)) {
+                return 1;
+            }
+        }
+        return 0;
+    }
+
+    private RecalledItem rawItem(RawEventRow raw, double lexical, double context, List<TimeExpressions.Window> windows,
+                                 Instant at) {
         Event e = raw.event();
         if (raw.derived() || e.amended() || e.occurredAt().isAfter(at)) {
             return null; // R7 only for events without memories; C3 never from amended text
@@ -274,7 +453,9 @@ public final class Recall {
         Weights w = config.weights();
         List<Signal> signals = List.of(
                 new Signal("lexical", lexical, w.lexical()),
-                new Signal("freshness", forgetting.freshness(e.occurredAt(), at), w.freshness()));
+                new Signal("context", context, w.lexical()),
+                new Signal("freshness", forgetting.freshness(e.occurredAt(), at), w.freshness()),
+                new Signal("time", inside(e.occurredAt(), windows), w.time()));
         String text = e.text();
         boolean truncated = text.codePointCount(0, text.length()) > config.rawTextCap();
         if (truncated) {
@@ -299,14 +480,6 @@ public final class Recall {
             s += signal.contribution();
         }
         return s;
-    }
-
-    private static double top(List<Candidate> candidates) {
-        double top = 0;
-        for (Candidate c : candidates) {
-            top = Math.max(top, c.score());
-        }
-        return top > 0 ? top : 1;
     }
 
     /** The {@code n} keys with the highest values; ties go to the larger (newer) row. */

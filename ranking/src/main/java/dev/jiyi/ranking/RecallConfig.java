@@ -10,8 +10,6 @@ import java.time.Duration;
  * @param eventCandidateLimit most raw events one recall asks the index for
  * @param eventEvidence how much a match on a memory's source event counts, relative to a match on
  *                      the memory itself (source-event keys)
- * @param contextEvidence how much a match on the turn just before or after a memory's source event
- *                        (same session) counts, relative to a match on the memory itself
  * @param freshnessHalfLife F1: ranking decays with this half-life (default 180 days)
  * @param gistAfter F2: episodes, observations and emotions older than this show their gist
  * @param decadeAfter F2: ... and older than this a decade time label
@@ -20,12 +18,13 @@ import java.time.Duration;
  *                        embedding model's own threshold ({@code Embedder.cosineThreshold()})
  * @param rawTextCap R7: characters of raw event text shown at most
  * @param semanticLimit R5: most recent eligible vectors semantic mode compares (deep mode: all)
+ * @param precision the evidence rules: the minimum evidence a query needs and the weights of
+ *                  conversation context and of a dialogue's older turns
  */
 public record RecallConfig(
         int candidateLimit,
         int eventCandidateLimit,
         double eventEvidence,
-        double contextEvidence,
         Weights weights,
         Duration freshnessHalfLife,
         Duration gistAfter,
@@ -33,17 +32,45 @@ public record RecallConfig(
         Duration emotionHalfLife,
         double cosineThreshold,
         int rawTextCap,
-        int semanticLimit) {
+        int semanticLimit,
+        Precision precision) {
 
-    public static final RecallConfig DEFAULT = new RecallConfig(200, 100, 0.8, 0.8, Weights.DEFAULT,
-            Duration.ofDays(180), Duration.ofDays(180), Duration.ofDays(730), Duration.ofHours(6), Double.NaN, 2000, 2000);
+    public static final RecallConfig DEFAULT = new RecallConfig(200, 100, 0.8, Weights.DEFAULT,
+            Duration.ofDays(180), Duration.ofDays(180), Duration.ofDays(730), Duration.ofHours(6), Double.NaN, 2000, 2000,
+            Precision.DEFAULT);
+
+    /**
+     * What counts as evidence (R6, R11) and how much context weighs (docs/recall.md).
+     *
+     * @param minEvidence a query is answered lexically only when its best direct match (a memory or
+     *                    an event) covers at least this share of its informative terms; below it,
+     *                    every lexical match is chance (a shared character or a common word)
+     * @param contextNear weight of the terms of the turns just before and after a memory's turn
+     *                    (its conversation context); 0 turns the context off
+     * @param contextFar  weight of the terms of the turns two before and two after
+     * @param dialogueDecay a dialogue query's evidence from its older turns counts this much per
+     *                      step back: the last turn 1, the last three this, the whole dialogue its square
+     */
+    public record Precision(double minEvidence, double contextNear, double contextFar, double dialogueDecay) {
+
+        public static final Precision DEFAULT = new Precision(0.25, 0.5, 0.25, 0.8);
+
+        public Precision {
+            for (double v : new double[] {minEvidence, contextNear, contextFar, dialogueDecay}) {
+                if (!(v >= 0 && v <= 1)) {
+                    throw new IllegalArgumentException("recall.min_evidence, recall.context.near, recall.context.far "
+                            + "and recall.dialogue_decay must be numbers in [0, 1]");
+                }
+            }
+        }
+    }
 
     public RecallConfig {
         if (candidateLimit < 1 || eventCandidateLimit < 0) {
             throw new IllegalArgumentException("candidate limits must be positive");
         }
-        if (!(eventEvidence >= 0 && eventEvidence <= 1) || !(contextEvidence >= 0 && contextEvidence <= 1)) {
-            throw new IllegalArgumentException("event and context evidence must be in [0, 1]");
+        if (!(eventEvidence >= 0 && eventEvidence <= 1)) {
+            throw new IllegalArgumentException("event evidence must be in [0, 1]");
         }
         if (freshnessHalfLife.isNegative() || freshnessHalfLife.isZero() || emotionHalfLife.isNegative()
                 || emotionHalfLife.isZero()) {
@@ -61,27 +88,37 @@ public record RecallConfig(
     }
 
     public RecallConfig withWeights(Weights w) {
-        return new RecallConfig(candidateLimit, eventCandidateLimit, eventEvidence, contextEvidence, w, freshnessHalfLife, gistAfter,
-                decadeAfter, emotionHalfLife, cosineThreshold, rawTextCap, semanticLimit);
+        return new RecallConfig(candidateLimit, eventCandidateLimit, eventEvidence, w, freshnessHalfLife, gistAfter,
+                decadeAfter, emotionHalfLife, cosineThreshold, rawTextCap, semanticLimit, precision);
     }
 
     public RecallConfig withCandidateLimit(int limit) {
-        return new RecallConfig(limit, eventCandidateLimit, eventEvidence, contextEvidence, weights, freshnessHalfLife, gistAfter,
-                decadeAfter, emotionHalfLife, cosineThreshold, rawTextCap, semanticLimit);
+        return new RecallConfig(limit, eventCandidateLimit, eventEvidence, weights, freshnessHalfLife, gistAfter,
+                decadeAfter, emotionHalfLife, cosineThreshold, rawTextCap, semanticLimit, precision);
     }
 
     public RecallConfig withCandidateLimits(int memories, int events) {
-        return new RecallConfig(memories, events, eventEvidence, contextEvidence, weights, freshnessHalfLife, gistAfter,
-                decadeAfter, emotionHalfLife, cosineThreshold, rawTextCap, semanticLimit);
+        return new RecallConfig(memories, events, eventEvidence, weights, freshnessHalfLife, gistAfter,
+                decadeAfter, emotionHalfLife, cosineThreshold, rawTextCap, semanticLimit, precision);
     }
 
     public RecallConfig withSemanticLimit(int limit) {
-        return new RecallConfig(candidateLimit, eventCandidateLimit, eventEvidence, contextEvidence, weights, freshnessHalfLife,
-                gistAfter, decadeAfter, emotionHalfLife, cosineThreshold, rawTextCap, limit);
+        return new RecallConfig(candidateLimit, eventCandidateLimit, eventEvidence, weights, freshnessHalfLife,
+                gistAfter, decadeAfter, emotionHalfLife, cosineThreshold, rawTextCap, limit, precision);
     }
 
-    public RecallConfig withEvidence(double event, double context) {
-        return new RecallConfig(candidateLimit, eventCandidateLimit, event, context, weights, freshnessHalfLife, gistAfter,
-                decadeAfter, emotionHalfLife, cosineThreshold, rawTextCap, semanticLimit);
+    public RecallConfig withPrecision(Precision p) {
+        return new RecallConfig(candidateLimit, eventCandidateLimit, eventEvidence, weights, freshnessHalfLife,
+                gistAfter, decadeAfter, emotionHalfLife, cosineThreshold, rawTextCap, semanticLimit, p);
+    }
+
+    public RecallConfig withCosineThreshold(double threshold) {
+        return new RecallConfig(candidateLimit, eventCandidateLimit, eventEvidence, weights, freshnessHalfLife,
+                gistAfter, decadeAfter, emotionHalfLife, threshold, rawTextCap, semanticLimit, precision);
+    }
+
+    public RecallConfig withEventEvidence(double event) {
+        return new RecallConfig(candidateLimit, eventCandidateLimit, event, weights, freshnessHalfLife, gistAfter,
+                decadeAfter, emotionHalfLife, cosineThreshold, rawTextCap, semanticLimit, precision);
     }
 }

@@ -37,59 +37,7 @@ import java.util.Random;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-class RecallTest {
-
-    static final Instant NOW = Instant.parse("2026-06-01T00:00:00Z");
-
-    @TempDir
-    Path dir;
-
-    Authority authority;
-    Fts5Index index = new Fts5Index();
-    Scope scope = Scope.DEFAULT;
-    int next;
-
-    @BeforeEach
-    void open() {
-        authority = Authority.open(dir.resolve("jiyi.db"), List.of(index));
-    }
-
-    @AfterEach
-    void close() {
-        authority.close();
-    }
-
-    Recall recall(RecallConfig config) {
-        return new Recall(authority, new RecallIndex(index, new ExactVectorScan()), config, Clock.fixed(NOW, ZoneOffset.UTC));
-    }
-
-    RecallResult query(String q) {
-        return recall(RecallConfig.DEFAULT).recall(new RecallRequest(scope, q, RecallMode.FAST, 10, null, false));
-    }
-
-    /** An event in a session of its own, so that no other fixture is its conversational neighbour. */
-    String event(Role role, String text, Instant at) {
-        return event(role, text, at, Category.CONVERSATION, "solo-" + (next + 1));
-    }
-
-    String event(Role role, String text, Instant at, Category category, String session) {
-        String id = "e" + (++next);
-        authority.submitEvent(new EventSubmission(id, scope, role, text, null, category, session, at));
-        return id;
-    }
-
-    Memory memory(String eventId, Kind kind, Basis basis, String text, String quote) {
-        return authority.addMemory(scope, MemoryDraft.builder(eventId).kind(kind).basis(basis).text(text).quote(quote).build());
-    }
-
-    Memory said(String text, Instant at) {
-        String e = event(Role.USER, text, at);
-        return memory(e, Kind.OBSERVATION, Basis.USER_STATEMENT, text, text);
-    }
-
-    static List<String> ids(RecallResult r) {
-        return r.items().stream().map(i -> i.memoryId() != null ? i.memoryId() : i.sourceEventId()).toList();
-    }
+class RecallTest extends RecallFixture {
 
     @Test
     @DisplayName("R1 书 finds 本书, 北京 finds 我在北京大学读书, English words match their stems")
@@ -276,7 +224,7 @@ class RecallTest {
     void freshnessDecay() {
         Memory old = said("我养了一只猫 I have a cat", NOW.minus(Duration.ofDays(180)));
         Memory fresh = said("我养了一只猫 I have a cat", NOW);
-        RecallResult r = recall(RecallConfig.DEFAULT.withEvidence(0.8, 0))
+        RecallResult r = recall(NO_CONTEXT)
                 .recall(new RecallRequest(scope, "猫 cat", RecallMode.FAST, 10, null, false));
         assertThat(ids(r)).containsExactly(fresh.id(), old.id());
         assertThat(signal(only(r, old.id()), "freshness")).isCloseTo(0.5, org.assertj.core.data.Offset.offset(1e-9));
@@ -295,21 +243,21 @@ class RecallTest {
         String e = event(Role.ASSISTANT, "推荐你去杭州茶园看看", NOW);
         Memory garden = memory(e, Kind.OBSERVATION, Basis.ASSISTANT_EXPRESSION, "助手推荐了杭州茶园", "推荐你去杭州茶园看看");
         authority.relate(scope, tea.id(), garden.id());
-        RecallResult r = recall(RecallConfig.DEFAULT.withEvidence(0.8, 0))
+        RecallResult r = recall(NO_CONTEXT)
                 .recall(new RecallRequest(scope, "龙井 Longjing", RecallMode.FAST, 10, null, false));
         assertThat(ids(r)).containsExactly(tea.id(), garden.id());
         RecalledItem first = r.items().get(0);
         assertThat(first.signals()).extracting(Signal::name)
-                .containsExactly("lexical", "cosine", "related", "basis", "confidence", "freshness");
-        assertThat(signal(first, "lexical")).isEqualTo(1.0);
+                .containsExactly("lexical", "context", "cosine", "related", "basis", "confidence", "freshness", "time");
+        assertThat(signal(first, "lexical")).isGreaterThan(0.5);
         assertThat(signal(first, "cosine")).isZero();
         RecalledItem hop = r.items().get(1);
         assertThat(hop.evidence()).isEqualTo(Evidence.RELATED_LINK);
         assertThat(signal(hop, "lexical")).isZero();
-        assertThat(signal(hop, "related")).isEqualTo(1.0);
+        assertThat(signal(hop, "related")).isEqualTo(signal(first, "lexical"));
         assertThat(signal(hop, "basis")).isEqualTo(0.7);
         double sum = hop.signals().stream().mapToDouble(Signal::contribution).sum();
-        assertThat(hop.score()).isEqualTo(sum);
+        assertThat(hop.score()).isCloseTo(sum, org.assertj.core.data.Offset.offset(1e-12));
     }
 
     @Test
@@ -373,7 +321,7 @@ class RecallTest {
     }
 
     @Test
-    @DisplayName("R4 conversation context: the turn next to a matching turn (same session) is a candidate, ranked below it")
+    @DisplayName("R4 conversation context: the turn next to a matching turn (same session) is a candidate through its context, ranked below it")
     void adjacentTurns() {
         String q = event(Role.USER, "你最近在画什么？ What are you painting lately?", NOW.minusSeconds(3), Category.CONVERSATION, "chat");
         String a = event(Role.ASSISTANT, "一幅湖边日出。A sunrise over a lake.", NOW.minusSeconds(2),
@@ -384,9 +332,11 @@ class RecallTest {
         memory(other, Kind.EPISODE, Basis.USER_STATEMENT, "吃了饺子", "今天吃了饺子");
         RecallResult r = query("画 painting");
         assertThat(ids(r)).containsExactly(question.id(), answer.id());
-        assertThat(signal(r.items().get(1), "lexical")).isLessThan(signal(r.items().get(0), "lexical"));
-        assertThat(r.items()).extracting(RecalledItem::evidence).containsExactly(Evidence.MEMORY, Evidence.ADJACENT_TURN);
-        RecallResult without = recall(RecallConfig.DEFAULT.withEvidence(0.8, 0))
+        assertThat(signal(r.items().get(1), "lexical")).isZero();
+        assertThat(signal(r.items().get(1), "context")).isPositive().isLessThan(signal(r.items().get(0), "lexical"));
+        // The question's own event says more than its memory (画 and painting), so it is evidence through it.
+        assertThat(r.items()).extracting(RecalledItem::evidence).containsExactly(Evidence.SOURCE_EVENT, Evidence.ADJACENT_TURN);
+        RecallResult without = recall(NO_CONTEXT)
                 .recall(new RecallRequest(scope, "画 painting", RecallMode.FAST, 10, null, false));
         assertThat(ids(without)).containsExactly(question.id());
     }

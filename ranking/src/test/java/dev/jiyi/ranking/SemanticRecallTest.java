@@ -192,8 +192,7 @@ class SemanticRecallTest {
         Memory cat = said("我养了一只猫 I have a cat", 3);
         Memory rain = said("下雨了 it rained", 1);
         embed(embedder, cat, rain);
-        RecallConfig strict = new RecallConfig(200, 100, 0.8, 0.8, Weights.DEFAULT, Duration.ofDays(180),
-                Duration.ofDays(180), Duration.ofDays(730), Duration.ofHours(6), 0.99, 2000, 2000);
+        RecallConfig strict = RecallConfig.DEFAULT.withCosineThreshold(0.99);
         RecallResult r = recall(strict, () -> embedder).recall(new RecallRequest(scope, "宠物 rain", RecallMode.SEMANTIC,
                 10, null, false));
         // "宠物 rain" is 0.69 similar to both memories: under 0.99, so only the lexical match remains.
@@ -218,8 +217,7 @@ class SemanticRecallTest {
         assertThat(query("宠物 weather", RecallMode.SEMANTIC).items()).isEmpty();
         assertThat(ids(query("猫 宠物", RecallMode.SEMANTIC))).containsExactly(cat.id());
         // An explicit setting wins over the model's.
-        RecallConfig loose = new RecallConfig(200, 100, 0.8, 0.8, Weights.DEFAULT, Duration.ofDays(180),
-                Duration.ofDays(180), Duration.ofDays(730), Duration.ofHours(6), 0.3, 2000, 2000);
+        RecallConfig loose = RecallConfig.DEFAULT.withCosineThreshold(0.3);
         assertThat(ids(recall(loose, () -> embedder).recall(new RecallRequest(scope, "宠物 weather", RecallMode.SEMANTIC,
                 10, null, false)))).containsExactlyInAnyOrder(cat.id(), rain.id());
     }

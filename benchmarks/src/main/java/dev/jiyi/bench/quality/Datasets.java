@@ -45,11 +45,12 @@ final class Datasets {
 
     /**
      * LoCoMo: each dialogue turn is one event (speaker A as user, B as assistant; an image's BLIP
-     * caption appended as "[image: ...]"), hand-derived as one observation memory whose text and
-     * quote are the turn. Session times carry no zone and are read as UTC; each turn is one second
+     * caption appended as "[image: ...]"), hand-derived as one observation memory whose quote is the
+     * turn and whose text is the turn itself ({@code speakerNamed} false: the held-out setting, raw
+     * message text) or the turn prefixed with the speaker's name. Session times carry no zone and are read as UTC; each turn is one second
      * after the previous one. One persona per conversation.
      */
-    static Scenario locomo(Path file) throws IOException {
+    static Scenario locomo(Path file, boolean speakerNamed) throws IOException {
         JsonNode root = JSON.readTree(Files.readString(file, StandardCharsets.UTF_8));
         List<Scenario.EventSpec> events = new ArrayList<>();
         List<Scenario.MemorySpec> memories = new ArrayList<>();
@@ -88,7 +89,7 @@ final class Datasets {
                             "session_" + s.getKey(), at));
                     memories.add(new Scenario.MemorySpec(id, scope, Kind.OBSERVATION,
                             user ? Basis.USER_STATEMENT : Basis.ASSISTANT_EXPRESSION,
-                            turn.get("speaker").asString() + ": " + text, text));
+                            speakerNamed ? turn.get("speaker").asString() + ": " + text : text, text));
                     turnIds.add(diaId);
                 }
             }
@@ -115,7 +116,7 @@ final class Datasets {
                         "category-" + qa.get("category").asString()));
             }
         }
-        return new Scenario("locomo", events, memories, questions, last.plus(Duration.ofDays(1)), skipped);
+        return new Scenario(speakerNamed ? "locomo-speaker" : "locomo", events, memories, questions, last.plus(Duration.ofDays(1)), skipped);
     }
 
     /**
@@ -166,12 +167,14 @@ final class Datasets {
             JsonNode d = JSON.readTree(line);
             int testTurn = d.get("test-turn").get(0).asInt();
             StringBuilder query = new StringBuilder();
+            List<String> turns = new ArrayList<>();
             JsonNode dialogue = d.get("dialogue");
             int end = withTestTurn ? testTurn + 1 : testTurn;
             for (int i = 0; i < end && i < dialogue.size(); i++) {
                 String u = dialogue.get(i).asString().replace("<BOD>", "").replace("<EOD>", "").strip();
                 if (!u.isEmpty()) {
                     query.append(u).append('\n');
+                    turns.add(u);
                 }
             }
             Set<String> gold = new LinkedHashSet<>();
@@ -180,7 +183,7 @@ final class Datasets {
             }
             Scope scope = new Scope("madial-user-" + d.get("user-id").asInt(), "madial-" + language);
             questions.add(new Scenario.Question("dialogue-" + number++, scope, query.toString(), gold,
-                    "all"));
+                    "all", turns));
         }
         return new Scenario("madial-" + language + (withTestTurn ? "" : "-history"), events, memories, questions, last.plus(Duration.ofDays(1)), 0);
     }

@@ -92,6 +92,16 @@ final class Embeddings {
         }
 
         @Override
+        public double cosineThreshold() {
+            return model.cosineThreshold();
+        }
+
+        @Override
+        public double standaloneThreshold(String query, double threshold) {
+            return model.standaloneThreshold(query, threshold);
+        }
+
+        @Override
         public List<float[]> embed(List<String> texts) {
             List<String> missing = new ArrayList<>(new LinkedHashSet<>(texts.stream().filter(t -> !cache.containsKey(t)).toList()));
             if (!missing.isEmpty()) {

@@ -77,6 +77,12 @@ public final class RecallQuality {
                       Map<String, double[]> byCategory, double millisPerQuery, double offTopicAny, double offTopicItems) {
     }
 
+    /**
+     * Whether a dialogue (MADial) is asked as a dialogue, turn by turn ({@code recall --dialogue}), or
+     * as its text in one piece ({@code --query text}).
+     */
+    static boolean DIALOGUE = true;
+
     public static void main(String[] args) throws Exception {
         Path data = Path.of("..", "shared", "datasets");
         List<String> names = List.of("locomo", "madial-zh", "madial-en", "madial-zh-history", "madial-en-history");
@@ -91,15 +97,16 @@ public final class RecallQuality {
                 case "--datasets" -> names = List.of(args[++i].split(","));
                 case "--weights" -> {
                     double[] w = java.util.Arrays.stream(args[++i].split(",")).mapToDouble(Double::parseDouble).toArray();
-                    config = config.withWeights(new dev.jiyi.ranking.Weights(w[0], w[1], w[2], w[3], w[4], w[5]));
+                    config = config.withWeights(new dev.jiyi.ranking.Weights(w[0], w[1], w[2], w[3], w[4], w[5], w[6]));
                 }
                 case "--candidates" -> {
                     String[] c = args[++i].split(",");
                     config = config.withCandidateLimits(Integer.parseInt(c[0]), Integer.parseInt(c[1]));
                 }
-                case "--evidence" -> {
-                    String[] e = args[++i].split(",");
-                    config = config.withEvidence(Double.parseDouble(e[0]), Double.parseDouble(e[1]));
+                case "--event-evidence" -> config = config.withEventEvidence(Double.parseDouble(args[++i]));
+                case "--precision" -> {
+                    double[] p = java.util.Arrays.stream(args[++i].split(",")).mapToDouble(Double::parseDouble).toArray();
+                    config = config.withPrecision(new RecallConfig.Precision(p[0], p[1], p[2], p[3]));
                 }
                 case "--mode" -> modes = args[++i].equals("none") ? List.of() : java.util.Arrays.stream(args[i].split(","))
                         .map(m -> RecallMode.valueOf(m.strip().toUpperCase(Locale.ROOT))).toList();
@@ -107,6 +114,11 @@ public final class RecallQuality {
                         .map(t -> Double.parseDouble(t.strip())).toList();
                 case "--semantic-limit" -> config = config.withSemanticLimit(Integer.parseInt(args[++i]));
                 case "--calibrate" -> calibrate = true;
+                case "--query" -> DIALOGUE = switch (args[++i]) {
+                    case "dialogue" -> true;
+                    case "text" -> false;
+                    default -> throw new IllegalArgumentException("--query: must be dialogue or text");
+                };
                 case "--index" -> index = switch (args[++i]) {
                     case "fts5", "lucene" -> args[i];
                     default -> throw new IllegalArgumentException("--index: must be fts5 or lucene, was " + args[i]);
@@ -141,7 +153,8 @@ public final class RecallQuality {
         List<Row> rows = new ArrayList<>();
         for (String name : names) {
             Scenario s = switch (name) {
-                case "locomo" -> Datasets.locomo(data.resolve("locomo").resolve("locomo10.json"));
+                case "locomo" -> Datasets.locomo(data.resolve("locomo").resolve("locomo10.json"), false);
+                case "locomo-speaker" -> Datasets.locomo(data.resolve("locomo").resolve("locomo10.json"), true);
                 case "madial-zh" -> Datasets.madial(data.resolve("madial-bench"), "zh", true);
                 case "madial-en" -> Datasets.madial(data.resolve("madial-bench"), "en", true);
                 case "madial-zh-history" -> Datasets.madial(data.resolve("madial-bench"), "zh", false);
@@ -218,7 +231,9 @@ public final class RecallQuality {
         Map<String, Integer> warnings = new TreeMap<>();
         long start = System.nanoTime();
         for (Scenario.Question q : s.questions()) {
-            RecallResult result = recall.recall(new RecallRequest(q.scope(), q.query(), mode, 10, null, false));
+            RecallResult result = recall.recall(DIALOGUE && !q.turns().isEmpty()
+                    ? RecallRequest.dialogue(q.scope(), q.turns(), mode, 10, null, false)
+                    : new RecallRequest(q.scope(), q.query(), mode, 10, null, false));
             result.warnings().forEach(w -> warnings.merge(w.replaceAll("\\d+", "N"), 1, Integer::sum));
             List<String> ranked = new ArrayList<>(new LinkedHashSet<>(
                     result.items().stream().map(RecalledItem::sourceEventId).toList()));
@@ -234,7 +249,15 @@ public final class RecallQuality {
         int items = 0;
         for (dev.jiyi.authority.Scope scope : memories.stream().map(Memory::scope).distinct().toList()) {
             for (String probe : Calibration.OFF_TOPIC) {
-                int n = recall.recall(new RecallRequest(scope, probe, mode, 10, null, false)).items().size();
+                RecallResult answered = recall.recall(new RecallRequest(scope, probe, mode, 10, null, false));
+                int n = answered.items().size();
+                if (n > 0 && Boolean.getBoolean("jiyi.offtopic")) {
+                    RecalledItem top = answered.items().getFirst();
+                    System.err.printf(Locale.ROOT, "off-topic %s | %s | %.3f %s | %s%n", scope.personaId(), probe, top.score(),
+                            top.evidence().code(), top.signals().stream().filter(sg -> sg.value() > 0)
+                                    .map(sg -> sg.name() + "=" + String.format(Locale.ROOT, "%.2f", sg.value())).toList()
+                            + " " + top.text().substring(0, Math.min(60, top.text().length())));
+                }
                 probes++;
                 any += n > 0 ? 1 : 0;
                 items += n;
@@ -250,9 +273,7 @@ public final class RecallQuality {
 
     /** The configuration with another cosine threshold (RecallConfig has no wither for it). */
     static RecallConfig withThreshold(RecallConfig c, double threshold) {
-        return new RecallConfig(c.candidateLimit(), c.eventCandidateLimit(), c.eventEvidence(), c.contextEvidence(),
-                c.weights(), c.freshnessHalfLife(), c.gistAfter(), c.decadeAfter(), c.emotionHalfLife(), threshold,
-                c.rawTextCap(), c.semanticLimit());
+        return c.withCosineThreshold(threshold);
     }
 
     /** Loads the scenario's events and memories; returns the memories as committed. */

@@ -25,7 +25,15 @@ record Scenario(String name, List<EventSpec> events, List<MemorySpec> memories, 
     record MemorySpec(String eventId, Scope scope, Kind kind, Basis basis, String text, String quote) {
     }
 
-    /** A question, its scope, and the IDs of the events that hold its evidence. */
-    record Question(String id, Scope scope, String query, Set<String> gold, String category) {
+    /**
+     * A question, its scope, and the IDs of the events that hold its evidence.
+     *
+     * @param turns the dialogue the query is made of, oldest first (MADial); empty for a question
+     */
+    record Question(String id, Scope scope, String query, Set<String> gold, String category, List<String> turns) {
+
+        Question(String id, Scope scope, String query, Set<String> gold, String category) {
+            this(id, scope, query, gold, category, List.of());
+        }
     }
 }

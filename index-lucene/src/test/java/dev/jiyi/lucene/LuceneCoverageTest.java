@@ -1,0 +1,119 @@
+package dev.jiyi.lucene;
+
+import dev.jiyi.analysis.ChineseTokens;
+import dev.jiyi.authority.Authority;
+import dev.jiyi.authority.Candidate;
+import dev.jiyi.authority.Eligibility;
+import dev.jiyi.authority.Memory;
+import dev.jiyi.authority.SeededRandom;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+
+import static dev.jiyi.lucene.Archive.ALL;
+import static dev.jiyi.lucene.Archive.DIARY;
+import static dev.jiyi.lucene.Archive.NOW;
+import static dev.jiyi.lucene.Archive.WORK;
+import static dev.jiyi.lucene.Archive.events;
+import static dev.jiyi.lucene.Archive.memories;
+import static dev.jiyi.lucene.Archive.remember;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * R11: Lucene's scores are coverage, BM25 over the query's ideal ({@link dev.jiyi.authority.LexicalIndex}),
+ * so they compare across queries and lists: a text holding a query's words scores about 1 whether
+ * the query is two words or twenty, a turn whose neighbour holds them about the near weight, and a
+ * text sharing a single common character with a long query near 0, even as the best match.
+ */
+class LuceneCoverageTest {
+
+    /** Queries, short and long, Chinese, English and mixed, each with a text of average length holding its words. */
+    private static final String[][] HELD = {
+        {"zanzibar marmalade", "早餐吃了 zanzibar marmalade 配吐司 note"},
+        {"独角兽", "今天在公园看见了独角兽 note"},
+        {"what did I say about the zanzibar marmalade, the quokka at breakfast, coffee, hiking, the library, rain "
+            + "and the weekend garden?",
+            "breakfast: zanzibar marmalade, a quokka, coffee, hiking, library, rain, weekend garden"},
+        {"上周末在图书馆读书之后去爬山，下雨了，就去吃火锅喝咖啡", "周末 图书馆 读书 爬山 下雨 火锅 喝咖啡"},
+    };
+
+    /**
+     * Words no query has, after each text: a memory quoting its whole event holds each word twice,
+     * which BM25 rewards, and a longer text gives part of that back, so that the scores sit inside
+     * the range rather than at its edge.
+     */
+    private static final String FILLER = "，随手记一笔 jotted into the notebook";
+
+    /** A long query with 山 in it, and a text sharing nothing else with it. */
+    private static final String LONG = "去年秋天我们在黄山看日出，又去布达佩斯的多瑙河边看见了一只独角兽，听说那里的温泉很有名";
+    private static final String ONE_CHARACTER = "爬山 hiking club";
+
+    @TempDir
+    Path home;
+
+    private static double scoreOf(List<Candidate> found, long row) {
+        return found.stream().filter(c -> c.rowId() == row).findFirst().orElseThrow().score();
+    }
+
+    @Test
+    @DisplayName("R11 R1 a text holding the query's words scores about 1 (0.5 to 2: a long query fully held counts more than its eight ideal words) for two words and for thirty alike, memories and events; a neighbouring turn about the near weight, below the text itself")
+    void holdingTheWordsScoresAboutOne() {
+        Random random = SeededRandom.create("LuceneCoverageTest.holdingTheWordsScoresAboutOne");
+        try (Authority a = Authority.open(home.resolve("jiyi.db"), List.of());
+             LuceneIndex lucene = LuceneIndex.open(home.resolve("lucene"), LuceneIndex.Options.defaults())) {
+            Memory[] held = new Memory[HELD.length];
+            for (int i = 0; i < HELD.length; i++) {
+                Archive.fill(a, DIARY, "bg" + i + "-", 80, random); // the turns around each text are ordinary ones
+                held[i] = remember(a, DIARY, "held" + i, HELD[i][1] + FILLER);
+            }
+            Archive.fill(a, DIARY, "bg-last-", 80, random);
+            Eligibility now = Eligibility.current(DIARY, NOW);
+            for (int i = 0; i < HELD.length; i++) {
+                String q = HELD[i][0];
+                String eventId = held[i].eventId();
+                long event = a.read(s -> s.eventsById(List.of(eventId))).get(0).sequence();
+                double memory = scoreOf(memories(a, lucene, q, now, ALL), held[i].rowId());
+                double direct = scoreOf(events(a, lucene, q, DIARY, ALL), event);
+                List<Candidate> around = LuceneContextTest.contexts(a, lucene, q, DIARY);
+                int terms = ChineseTokens.queryTerms(q).size();
+                System.out.println("[coverage] " + terms + " terms: memory " + memory
+                        + ", event " + direct + ", context " + around.get(0));
+                assertThat(memory).as("memory, %d terms: %s", terms, q).isBetween(0.5, 2.0);
+                assertThat(direct).as("event, %d terms: %s", terms, q).isBetween(0.5, 2.0);
+                assertThat(around.get(0).score()).as("context: %s", q)
+                        .isBetween(0.5 * LuceneContextTest.NEAR, 2.0 * LuceneContextTest.NEAR).isLessThan(direct);
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("R11 R6 a text sharing one common character with a long query scores below 0.2, even as the only match of its scope")
+    void oneCommonCharacterScoresNearZero() {
+        Random random = SeededRandom.create("LuceneCoverageTest.oneCommonCharacterScoresNearZero");
+        try (Authority a = Authority.open(home.resolve("jiyi.db"), List.of());
+             LuceneIndex lucene = LuceneIndex.open(home.resolve("lucene"), LuceneIndex.Options.defaults())) {
+            Archive.fill(a, DIARY, "bg", 300, random); // 爬山 in one text of six
+            Memory one = remember(a, WORK, "one", ONE_CHARACTER);
+            remember(a, WORK, "other", "review the deadline on friday");
+            Set<String> shared = new HashSet<>(ChineseTokens.queryTerms(LONG));
+            shared.retainAll(JiyiAnalyzer.pieces(ONE_CHARACTER));
+            assertThat(shared).as("precondition: one character in common").containsExactly("山");
+            assertThat(ChineseTokens.queryTerms(LONG)).as("precondition: a long query").hasSizeGreaterThan(20);
+
+            List<Candidate> memories = memories(a, lucene, LONG, Eligibility.current(WORK, NOW), ALL);
+            assertThat(Archive.rows(memories)).containsExactly(one.rowId());
+            assertThat(memories.get(0).score()).isPositive().isLessThan(0.2);
+            List<Candidate> events = events(a, lucene, LONG, WORK, ALL);
+            assertThat(events).hasSize(1);
+            assertThat(events.get(0).score()).isPositive().isLessThan(0.2);
+            System.out.println("[coverage] one character: memory " + memories.get(0) + ", event " + events.get(0));
+        }
+    }
+}

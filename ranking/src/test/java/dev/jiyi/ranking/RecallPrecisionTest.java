@@ -1,0 +1,301 @@
+package dev.jiyi.ranking;
+
+import dev.jiyi.authority.Basis;
+import dev.jiyi.authority.Category;
+import dev.jiyi.authority.InvalidInputException;
+import dev.jiyi.authority.Kind;
+import dev.jiyi.authority.Memory;
+import dev.jiyi.authority.MemoryDraft;
+import dev.jiyi.authority.Role;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Recall precision: evidence that means the same in every query (R11), the minimum-evidence rule
+ * (R6), conversation context, dialogue queries, timelines (R9) and time expressions (R10).
+ */
+class RecallPrecisionTest extends RecallFixture {
+
+    RecallResult query(String q, Instant asOf, boolean history) {
+        return recall(RecallConfig.DEFAULT).recall(new RecallRequest(scope, q, RecallMode.FAST, 10, asOf, history));
+    }
+
+    static RecalledItem item(RecallResult r, String id) {
+        return r.items().stream().filter(i -> id.equals(i.memoryId())).findFirst().orElseThrow();
+    }
+
+    static double signal(RecalledItem item, String name) {
+        return item.signals().stream().filter(s -> s.name().equals(name)).findFirst().orElseThrow().value();
+    }
+
+    /**
+     * Everyday memories, Chinese, English and mixed: the archive every precision test searches, large
+     * enough that a common word or character is common in it (IDF means something).
+     */
+    void everyday() {
+        String[] texts = {"我在北京大学读书", "周末和朋友去爬山了", "今天早上喝了一杯拿铁", "我妹妹下个月结婚",
+            "I work at a small bakery downtown", "We watched a movie about space last night", "我最近在学弹吉他",
+            "My brother lives in Toronto", "晚饭做了番茄炒蛋", "The printer at the office is broken again",
+            "今天工作很忙，开了三个会", "Work was busy, I stayed late", "学校明天放假", "我想学做蛋糕",
+            "大学同学下周来玩", "I walk to work when the weather is nice", "周五下班后去超市买了水果",
+            "My manager wants the report by Friday", "女儿在学游泳", "昨晚睡得不好，工作时很困",
+            "We had a team lunch at work", "我家楼下新开了一家面馆", "The kids started school this week",
+            "周末在家看了一部电影", "I need to renew my passport", "我们公司搬到了新的大楼",
+            "Went running in the park this morning", "妈妈做的饺子最好吃", "I am learning to cook Thai food",
+            "这个月的电费比上个月高", "My phone screen cracked", "朋友推荐了一本小说", "We adopted a dog last year",
+            "下雨天不想出门", "I started a new job in March", "孩子的学习成绩进步了", "老板说下个月要出差",
+            "Coffee with an old friend from college", "我们计划明年去日本旅行", "The car needs new tires"};
+        for (int i = 0; i < texts.length; i++) {
+            said(texts[i], NOW.minus(Duration.ofDays(30 + i)));
+        }
+    }
+
+    static List<String> texts(RecallResult r) {
+        return r.items().stream().map(RecalledItem::text).toList();
+    }
+
+    @Test
+    @DisplayName("R11 a result's score does not depend on how strong the other hits are: the same memory, the same query, with and without a stronger hit")
+    void scoreIndependentOfOtherHits() {
+        everyday();
+        Memory weak = said("我们聊到了龙井", NOW.minus(Duration.ofDays(10)));
+        String e = event(Role.USER, "我最爱喝龙井茶，龙井茶是西湖的", NOW.minus(Duration.ofDays(1)));
+        Memory strong = authority.addMemory(scope, MemoryDraft.builder(e).kind(Kind.PREFERENCE).basis(Basis.USER_STATEMENT)
+                .text("用户最爱喝龙井茶").quote("我最爱喝龙井茶").validAt(NOW.minus(Duration.ofDays(1)))
+                .build());
+        // Two days ago the strong memory was not yet valid, so it is no candidate; today it ranks first.
+        RecallResult before = query("龙井茶", NOW.minus(Duration.ofDays(2)), false);
+        RecallResult now = query("龙井茶", null, false);
+        assertThat(ids(before)).containsExactly(weak.id());
+        assertThat(ids(now)).containsExactly(strong.id(), weak.id());
+        assertThat(signal(item(now, weak.id()), "lexical")).isEqualTo(signal(item(before, weak.id()), "lexical"));
+        // Not relative to the best hit: the weak memory was the best and still scores below 1.
+        assertThat(signal(item(before, weak.id()), "lexical")).isLessThan(signal(item(now, strong.id()), "lexical"));
+    }
+
+    @Test
+    @DisplayName("R11 R6 a single shared character or common word is not evidence, in Chinese, English and mixed queries")
+    void sharedCharacterIsNoEvidence() {
+        everyday();
+        assertThat(query("量子色动力学的渐近自由").items()).isEmpty(); // shares 学 with 北京大学 and 学弹吉他
+        assertThat(query("请解释一下 Kalman filter 的数学原理").items()).isEmpty();
+        // ... while a question about something the archive holds is answered, in each language.
+        assertThat(query("北京大学").items()).isNotEmpty();
+        assertThat(query("where does my brother live?").items()).isNotEmpty();
+        assertThat(query("我妹妹什么时候结婚 wedding").items()).isNotEmpty();
+        // A single-character question is still answered (R1): it is all of its own evidence.
+        assertThat(query("书").items()).isNotEmpty();
+    }
+
+    @Test
+    @DisplayName("R6 the minimum evidence is a setting: 0 answers a chance match, 1 answers only a match of every informative term")
+    void minimumEvidenceSetting() {
+        everyday();
+        RecallConfig lenient = RecallConfig.DEFAULT.withPrecision(new RecallConfig.Precision(0, 0.5, 0.25, 0.8));
+        assertThat(recall(lenient).recall(new RecallRequest(scope, "量子色动力学的渐近自由", RecallMode.FAST, 10, null, false))
+                .items()).isNotEmpty();
+        RecallConfig strict = RecallConfig.DEFAULT.withPrecision(new RecallConfig.Precision(1, 0.5, 0.25, 0.8));
+        String half = "北京大学 quantum chromodynamics lecture notes";
+        assertThat(query(half).items()).isNotEmpty();
+        assertThat(recall(strict).recall(new RecallRequest(scope, half, RecallMode.FAST, 10, null, false)).items()).isEmpty();
+        assertThatThrownBy(() -> new RecallConfig.Precision(1.5, 0.5, 0.25, 0.8))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("recall.min_evidence");
+    }
+
+    /** The demo's first session: three turns within a minute of each other. */
+    record Demo(Memory shanghai, Memory joy, Memory tea) {
+    }
+
+    Demo demo() {
+        Instant t = NOW.minus(Duration.ofDays(400));
+        String e1 = event(Role.USER, "我住在上海，在一家做机器学习的公司上班。", t, Category.CONVERSATION, "s1");
+        String e2 = event(Role.ASSISTANT, "真为你高兴！上海的春天很美。", t.plusSeconds(20), Category.CONVERSATION, "s1");
+        String e3 = event(Role.USER, "I prefer green tea over coffee, and I'm reading 《三体》 this month.", t.plusSeconds(60),
+                Category.CONVERSATION, "s1");
+        Memory shanghai = authority.addMemory(scope, MemoryDraft.builder(e1).kind(Kind.FACT).basis(Basis.USER_STATEMENT)
+                .text("用户住在上海").quote("我住在上海").subject("user").factKey("home_city").build());
+        Memory joy = memory(e2, Kind.EMOTION, Basis.ASSISTANT_EXPRESSION, "助手为用户感到高兴", "真为你高兴");
+        Memory tea = memory(e3, Kind.PREFERENCE, Basis.USER_STATEMENT, "Prefers green tea over coffee",
+                "I prefer green tea over coffee");
+        return new Demo(shanghai, joy, tea);
+    }
+
+    @Test
+    @DisplayName("R11 demo: 'what tea do I like?' ranks the tea preference first; the neighbouring turn comes only through its context, far below it")
+    void teaQuestion() {
+        everyday();
+        Demo d = demo();
+        RecallResult r = query("what tea do I like?");
+        assertThat(ids(r)).first().isEqualTo(d.tea().id());
+        RecalledItem tea = r.items().getFirst();
+        assertThat(tea.evidence()).isEqualTo(Evidence.MEMORY);
+        for (RecalledItem other : r.items().subList(1, r.items().size())) {
+            assertThat(other.score()).isLessThan(tea.score() * 0.6);
+            assertThat(signal(other, "lexical")).isZero();
+            assertThat(other.evidence()).isEqualTo(Evidence.ADJACENT_TURN);
+        }
+        // 喜欢什么茶: the same question in Chinese finds the English preference only through a shared word, so
+        // it asks in mixed words as users do.
+        assertThat(ids(query("我喜欢什么 tea"))).first().isEqualTo(d.tea().id());
+    }
+
+    @Test
+    @DisplayName("R9 demo: 'where do I live' returns the current home (reached through the timeline); the expired one only with history")
+    void currentFactThroughTimeline() {
+        Demo d = demo();
+        String e4 = event(Role.USER, "告诉你个消息：我上周搬到北京了，新公司在海淀。", NOW.minus(Duration.ofDays(30)),
+                Category.CONVERSATION, "s2");
+        Memory beijing = authority.addMemory(scope, MemoryDraft.builder(e4).kind(Kind.FACT).basis(Basis.USER_STATEMENT)
+                .text("用户搬到了北京").quote("我上周搬到北京了").subject("user").factKey("home_city").build());
+        RecallResult r = query("我住在哪里 where do I live");
+        assertThat(texts(r)).first().isEqualTo("用户搬到了北京");
+        assertThat(r.items().getFirst().evidence()).isEqualTo(Evidence.TIMELINE);
+        assertThat(ids(recall(NO_CONTEXT).recall(new RecallRequest(scope, "我住在上海吗", RecallMode.FAST, 10, null, false))))
+                .first().isEqualTo(beijing.id());
+        assertThat(ids(r)).doesNotContain(d.shanghai().id());
+        RecallResult history = query("我住在哪里 where do I live", null, true);
+        assertThat(ids(history)).contains(beijing.id(), d.shanghai().id());
+        assertThat(item(history, d.shanghai().id()).status()).isEqualTo(Status.EXPIRED);
+        // As of a time when Shanghai was home, the timeline's fact then is Shanghai, and Beijing is not yet valid.
+        RecallResult then = query("我住在哪里 where do I live", NOW.minus(Duration.ofDays(100)), false);
+        assertThat(ids(then)).contains(d.shanghai().id()).doesNotContain(beijing.id());
+    }
+
+    @Test
+    @DisplayName("R11 demo: a neighbour's words never reach a turn an hour or more away: '门禁密码' does not find the cat")
+    void contextStaysInTheConversation() {
+        everyday();
+        Instant night = NOW.minus(Duration.ofDays(20));
+        String cat = event(Role.USER, "我养了一只橘猫，叫咪咪，每天早上叫我起床。", night.plus(Duration.ofHours(12)),
+                Category.CONVERSATION, "s2");
+        memory(cat, Kind.FACT, Basis.USER_STATEMENT, "用户养了一只叫咪咪的橘猫", "我养了一只橘猫，叫咪咪");
+        event(Role.USER, "顺便一提，我的门禁密码是 4711，别记住这个。", night, Category.CONVERSATION, "s2");
+        RecallResult r = query("门禁密码");
+        assertThat(texts(r)).first().isEqualTo("顺便一提，我的门禁密码是 4711，别记住这个。");
+        assertThat(texts(r)).doesNotContain("用户养了一只叫咪咪的橘猫");
+        for (RecalledItem other : r.items().subList(1, r.items().size())) {
+            // 下雨天不想出门 shares the character 门: below the direct match, never a confident hit.
+            assertThat(signal(other, "lexical")).isLessThan(signal(r.items().getFirst(), "lexical"));
+        }
+    }
+
+    @Test
+    @DisplayName("R4 conversation context: a turn is found through the turns around it (near and far, Chinese and English), never through a reference, another session or a turn an hour away")
+    void contextField() {
+        everyday();
+        Instant t = NOW.minus(Duration.ofDays(5));
+        List<Memory> turns = new ArrayList<>();
+        String[] texts = {"你周末去哪儿了？", "去了杭州，看了西湖。", "Did you try the food there?", "Yes, 西湖醋鱼 was great.",
+            "听起来不错"};
+        for (int i = 0; i < texts.length; i++) {
+            String e = event(i % 2 == 0 ? Role.ASSISTANT : Role.USER, texts[i], t.plusSeconds(10L * i), Category.CONVERSATION,
+                    "trip");
+            turns.add(memory(e, Kind.OBSERVATION, i % 2 == 0 ? Basis.ASSISTANT_EXPRESSION : Basis.USER_STATEMENT, texts[i],
+                    texts[i]));
+        }
+        event(Role.SYSTEM, "Reference: 杭州 is the capital of Zhejiang.", t.plusSeconds(25), Category.REFERENCE, "trip");
+        String late = event(Role.USER, "明天要早起", t.plus(Duration.ofHours(3)), Category.CONVERSATION, "trip");
+        Memory early = memory(late, Kind.OBSERVATION, Basis.USER_STATEMENT, "明天要早起", "明天要早起");
+        RecallResult r = query("杭州");
+        assertThat(ids(r)).first().isEqualTo(turns.get(1).id());
+        RecalledItem near = item(r, turns.get(2).id());
+        RecalledItem far = item(r, turns.get(3).id());
+        assertThat(near.evidence()).isEqualTo(Evidence.ADJACENT_TURN);
+        assertThat(signal(near, "context")).isGreaterThan(signal(far, "context"));
+        assertThat(signal(far, "context")).isPositive();
+        assertThat(ids(r)).doesNotContain(early.id(), turns.get(4).id()); // 3 turns away; 3 hours away
+        // English words lend context to Chinese turns too.
+        assertThat(ids(query("food"))).contains(turns.get(1).id(), turns.get(3).id());
+        // Turned off, only direct matches remain.
+        RecallResult direct = recall(NO_CONTEXT).recall(new RecallRequest(scope, "杭州", RecallMode.FAST, 10, null, false));
+        assertThat(direct.items()).filteredOn(i -> i.type() == RecalledItem.Type.MEMORY).extracting(RecalledItem::memoryId)
+                .containsExactly(turns.get(1).id());
+        assertThat(direct.items()).filteredOn(i -> i.type() == RecalledItem.Type.RAW_EVENT)
+                .extracting(RecalledItem::text).containsExactly("Reference: 杭州 is the capital of Zhejiang.");
+    }
+
+    @Test
+    @DisplayName("R4 a deleted turn's words leave its neighbours' context at once")
+    void deletedTurnLeavesContext() {
+        Instant t = NOW.minus(Duration.ofDays(5));
+        String a = event(Role.USER, "我今天去看了牙医", t, Category.CONVERSATION, "c");
+        String b = event(Role.ASSISTANT, "疼不疼？", t.plusSeconds(5), Category.CONVERSATION, "c");
+        Memory answer = memory(b, Kind.OBSERVATION, Basis.ASSISTANT_EXPRESSION, "疼不疼？", "疼不疼？");
+        memory(a, Kind.EPISODE, Basis.USER_STATEMENT, "用户去看了牙医", "我今天去看了牙医");
+        assertThat(ids(query("牙医"))).contains(answer.id());
+        authority.deleteEvent(scope, a);
+        assertThat(query("牙医").items()).isEmpty();
+    }
+
+    @Test
+    @DisplayName("R11 a dialogue query weighs its newest turn over older ones, in Chinese and English")
+    void dialogueQuery() {
+        everyday();
+        Memory guitar = said("我最近在学弹吉他，手指很疼", NOW.minus(Duration.ofDays(3)));
+        Memory toronto = said("My brother moved to Toronto for work", NOW.minus(Duration.ofDays(3)));
+        List<String> guitarLast = List.of("How is your brother doing in Toronto?", "他挺好的。", "你最近吉他练得怎么样？");
+        List<String> torontoLast = List.of("你最近吉他练得怎么样？", "还行。", "How is your brother doing in Toronto?");
+        RecallResult a = dialogue(guitarLast);
+        RecallResult b = dialogue(torontoLast);
+        // The same words, in another order: the newest turn's memory gains, the older turn's still counts.
+        assertThat(item(a, guitar.id()).score()).isGreaterThan(item(b, guitar.id()).score());
+        assertThat(item(b, toronto.id()).score()).isGreaterThan(item(a, toronto.id()).score());
+        // Only the last turn weighs fully: a dialogue of one turn is that turn as a query.
+        assertThat(ids(dialogue(List.of("你最近吉他练得怎么样？")))).isEqualTo(ids(query("你最近吉他练得怎么样？")));
+    }
+
+    RecallResult dialogue(List<String> turns) {
+        return recall(RecallConfig.DEFAULT).recall(RecallRequest.dialogue(scope, turns, RecallMode.FAST, 10, null, false));
+    }
+
+    @Test
+    @DisplayName("R11 a dialogue query rejects no turns, null turns and too many turns, naming the field")
+    void badDialogue() {
+        assertThatThrownBy(() -> RecallRequest.dialogue(scope, List.of(), RecallMode.FAST, 10, null, false))
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("dialogue");
+        assertThatThrownBy(() -> RecallRequest.dialogue(scope, List.of(" ", ""), RecallMode.FAST, 10, null, false))
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("dialogue");
+        List<String> withNull = new ArrayList<>(List.of("a"));
+        withNull.add(null);
+        assertThatThrownBy(() -> RecallRequest.dialogue(scope, withNull, RecallMode.FAST, 10, null, false))
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("dialogue");
+        List<String> many = java.util.Collections.nCopies(RecallRequest.MAX_TURNS + 1, "你好");
+        assertThatThrownBy(() -> RecallRequest.dialogue(scope, many, RecallMode.FAST, 10, null, false))
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("dialogue");
+        String longTurn = "长".repeat(RecallRequest.MAX_QUERY);
+        assertThatThrownBy(() -> RecallRequest.dialogue(scope, List.of(longTurn, "x"), RecallMode.FAST, 10, null, false))
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("query").hasMessageNotContaining("长长");
+    }
+
+    @Test
+    @DisplayName("R10 a time the query names boosts what happened then and filters nothing: 昨天, last month, 去年五月")
+    void timeWindowsBoost() {
+        everyday();
+        Memory yesterday = said("和同事吃了火锅 hotpot with colleagues", NOW.minus(Duration.ofDays(1)));
+        Memory april = said("和同事吃了火锅 hotpot with colleagues", NOW.minus(Duration.ofDays(40)));
+        Memory lastMay = said("和同事吃了火锅 hotpot with colleagues", Instant.parse("2025-05-12T12:00:00Z"));
+        RecallResult plain = query("火锅 hotpot");
+        assertThat(ids(plain)).first().isEqualTo(yesterday.id()); // fresher
+        RecallResult y = query("昨天吃了什么火锅");
+        assertThat(ids(y)).first().isEqualTo(yesterday.id());
+        assertThat(signal(item(y, yesterday.id()), "time")).isEqualTo(1.0);
+        assertThat(signal(item(y, april.id()), "time")).isZero();
+        RecallResult m = query("hotpot in April");
+        assertThat(ids(m)).first().isEqualTo(april.id());
+        assertThat(ids(m)).contains(yesterday.id(), lastMay.id()); // a boost, never a filter
+        assertThat(ids(query("两个月前的火锅"))).first().isEqualTo(april.id());
+        RecallResult may = query("去年五月 hotpot");
+        assertThat(ids(may)).first().isEqualTo(lastMay.id());
+        // "may" the verb is no month.
+        RecallResult verb = query("may I have hotpot");
+        assertThat(verb.items()).allMatch(i -> signal(i, "time") == 0);
+    }
+}
