@@ -183,7 +183,10 @@ final class RecallCommand extends Verb {
         try {
             node = Output.mapper().readTree(text);
         } catch (RuntimeException e) {
-            throw new InvalidInputException("dialogue", "must be a JSON array of turns or one turn per line");
+            return List.of(text.split("\\r?\\n")); // "[10:00] Alice: ..." is a line, not JSON
+        }
+        if (node == null || !node.isArray()) {
+            return List.of(text.split("\\r?\\n"));
         }
         List<String> turns = new ArrayList<>();
         for (tools.jackson.databind.JsonNode turn : node) {

@@ -105,9 +105,20 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
                 scopeToken(event.scope()) + " " + tokensAhead(event.text()));
         // The newest turn of its session: its own context, and it joins the context of the turns before it.
         insertContext(tx, event, TurnContext.of(tx, event, -1));
-        for (Event before : TurnContext.around(tx, event)) {
+        for (Event before : neighbours(tx, event)) {
             replaceContext(tx, before, TurnContext.of(tx, before, event.sequence()), TurnContext.of(tx, before, -1));
         }
+    }
+
+    /**
+     * The turns whose context an event's arrival or deletion can change: the two before and after it
+     * in its session by position, whatever their times (a deletion moves the turns on each side one
+     * place closer, so a turn more than an hour from the deleted one can gain a neighbour). A turn
+     * whose context did not change is left alone ({@link #replaceContext}).
+     */
+    private static List<Event> neighbours(Sql tx, Event event) throws SQLException {
+        return TurnContext.isTurn(event) ? TurnContext.near(tx, event.scope(), event.sessionId(), event.sequence())
+                : List.of();
     }
 
     /** In a rebuild every event is in its table already: each event's context is whole when it is fed. */
@@ -127,7 +138,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         write(tx, "INSERT INTO events_fts (events_fts, rowid, tokens) VALUES ('delete', ?, ?)", event.sequence(),
                 eventRow(event));
         deleteContext(tx, event, TurnContext.of(tx, event, -1));
-        for (Event neighbour : TurnContext.around(tx, event)) {
+        for (Event neighbour : neighbours(tx, event)) {
             replaceContext(tx, neighbour, TurnContext.of(tx, neighbour, -1), TurnContext.of(tx, neighbour, event.sequence()));
         }
     }
@@ -491,8 +502,8 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         if (searched.isEmpty() || limit == 0) {
             return List.of();
         }
-        if (!(near > 0 && near <= 1) || !(far > 0 && far <= 1)) {
-            throw new IllegalArgumentException("context weights must be in (0, 1]");
+        if (!(near >= 0 && near <= 1) || !(far >= 0 && far <= 1) || near + far == 0) {
+            throw new IllegalArgumentException("context weights must be in [0, 1], not both 0");
         }
         try {
             PreparedStatement ps = snapshot.sql().prepare("SELECT rowid, rank FROM context_fts "

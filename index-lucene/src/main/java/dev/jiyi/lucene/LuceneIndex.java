@@ -956,8 +956,8 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
         if (phrases.isEmpty() || limit == 0) {
             return List.of();
         }
-        if (!(near > 0 && near <= 1) || !(far > 0 && far <= 1)) {
-            throw new IllegalArgumentException("context weights must be in (0, 1]");
+        if (!(near >= 0 && near <= 1) || !(far >= 0 && far <= 1) || near + far == 0) {
+            throw new IllegalArgumentException("context weights must be in [0, 1], not both 0");
         }
         follow(snapshot);
         BooleanQuery.Builder terms = new BooleanQuery.Builder();

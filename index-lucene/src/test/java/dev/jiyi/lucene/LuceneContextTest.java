@@ -348,7 +348,7 @@ class LuceneContextTest {
     }
 
     @Test
-    @DisplayName("L3 R2 R6 contexts(): equal scores newest first, limit respected, limit 0, stop words and weights outside (0, 1]")
+    @DisplayName("L3 R2 R6 contexts(): equal scores newest first, limit respected, limit 0, stop words and weights outside [0, 1] or both 0")
     void orderLimitsAndWeights() {
         try (Authority a = Authority.open(home.resolve("jiyi.db"), List.of());
              LuceneIndex lucene = open("lucene")) {
@@ -366,10 +366,12 @@ class LuceneContextTest {
             assertThat(none).isEmpty();
             assertThat(contexts(a, lucene, "的 了 和 ， the and of", DIARY)).isEmpty();
             assertThat(contexts(a, lucene, "quokka\" OR *:* AND context_near:(", DIARY)).hasSize(2);
-            for (double[] w : new double[][] {{0, FAR}, {NEAR, 0}, {1.5, FAR}, {NEAR, Double.NaN}, {-1, -1}}) {
+            for (double[] w : new double[][] {{0, 0}, {1.5, FAR}, {NEAR, Double.NaN}, {-1, -1}}) {
                 assertThatThrownBy(() -> a.read(s -> s.contextCandidates(lucene, "quokka", DIARY, w[0], w[1], ALL)))
-                        .hasMessageContaining("(0, 1]");
+                        .hasMessageContaining("[0, 1]");
             }
+            // One weight 0 searches only the other column.
+            assertThat(a.read(s -> s.contextCandidates(lucene, "quokka", DIARY, NEAR, 0, ALL))).isNotEmpty();
         }
     }
 

@@ -164,7 +164,7 @@ public final class Recall {
             if (!direct.isEmpty() || !raw.isEmpty()) {
                 bestDirect = Math.max(bestDirect, snapshot.evidence(index.lexical(), view.text(), eligible));
             }
-            if (p.contextNear() > 0 && p.contextFar() > 0) {
+            if (p.contextNear() > 0 || p.contextFar() > 0) {
                 collect(contexts, view, snapshot.contextCandidates(index.lexical(), view.text(), scope, p.contextNear(),
                         p.contextFar(), config.candidateLimit()));
             }
@@ -292,15 +292,18 @@ public final class Recall {
         // a revoked, expired or out-of-scope memory.
         Map<Long, Double> related = inputs.related();
         for (RelatedLink link : snapshot.relatedLinks(admitted.keySet())) {
-            double from = Math.max(lexical.getOrDefault(link.fromRow(), 0.0), inputs.cosineValue(link.fromRow(), config, vector));
-            related.merge(link.toRow(), from, Math::max);
+            double from = Math.max(combined.getOrDefault(link.fromRow(), 0.0),
+                    inputs.cosineValue(link.fromRow(), config, vector));
+            if (from > 0) {
+                related.merge(link.toRow(), from, Math::max);
+            }
         }
         List<Long> extra = new ArrayList<>();
         for (Long row : best(related, related.size())) {
             if (extra.size() >= relatedBudget) {
                 break;
             }
-            if (!admitted.containsKey(row)) {
+            if (!rows.contains(row)) { // rows already loaded were admitted, or rejected by the recheck
                 extra.add(row);
             }
         }

@@ -49,6 +49,14 @@ public record RecallRequest(Scope scope, String query, RecallMode mode, int limi
         if (kept.size() > MAX_TURNS) {
             throw new InvalidInputException("dialogue", "must have at most " + MAX_TURNS + " turns");
         }
+        int length = kept.size() - 1;
+        for (String turn : kept) {
+            length += turn.length();
+            Limits.wellFormed("dialogue", turn);
+        }
+        if (length > MAX_QUERY) {
+            throw new InvalidInputException("dialogue", "must be at most " + MAX_QUERY + " characters in all");
+        }
         return new RecallRequest(scope, String.join("\n", kept), mode, limit, asOf, includeHistory, kept);
     }
 

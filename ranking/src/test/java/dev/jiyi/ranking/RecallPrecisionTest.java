@@ -272,7 +272,7 @@ class RecallPrecisionTest extends RecallFixture {
                 .isInstanceOf(InvalidInputException.class).hasMessageContaining("dialogue");
         String longTurn = "长".repeat(RecallRequest.MAX_QUERY);
         assertThatThrownBy(() -> RecallRequest.dialogue(scope, List.of(longTurn, "x"), RecallMode.FAST, 10, null, false))
-                .isInstanceOf(InvalidInputException.class).hasMessageContaining("query").hasMessageNotContaining("长长");
+                .isInstanceOf(InvalidInputException.class).hasMessageContaining("dialogue").hasMessageNotContaining("长长");
     }
 
     @Test
