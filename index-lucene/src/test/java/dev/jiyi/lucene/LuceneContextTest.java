@@ -371,7 +371,8 @@ class LuceneContextTest {
                         .hasMessageContaining("[0, 1]");
             }
             // One weight 0 searches only the other column.
-            assertThat(a.read(s -> s.contextCandidates(lucene, "quokka", DIARY, NEAR, 0, ALL))).isNotEmpty();
+            List<Candidate> nearOnly = a.read(s -> s.contextCandidates(lucene, "quokka", DIARY, NEAR, 0, ALL));
+            assertThat(nearOnly).isNotEmpty();
         }
     }
 
