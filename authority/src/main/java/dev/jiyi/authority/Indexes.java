@@ -141,7 +141,7 @@ final class Indexes {
         try (java.sql.Statement s = sql.connection().createStatement()) {
             try (ResultSet rs = s.executeQuery("SELECT " + Rows.EVENT_COLUMNS + " FROM events ORDER BY sequence")) {
                 while (rs.next()) {
-                    index.eventRebuilt(sql, Rows.event(rs));
+                    index.eventAdded(sql, Rows.event(rs));
                     events++;
                 }
             }

@@ -127,13 +127,4 @@ public interface LexicalIndex {
      * they are filtered by scope only; recall decides which may be shown as raw results (R7, C3).
      */
     List<Candidate> events(Snapshot snapshot, String query, Scope scope, int limit);
-
-    /**
-     * At most {@code limit} conversation events of {@code scope} whose {@link TurnContext} matches
-     * {@code query}, best first: BM25 over the context with the near turns' terms weighted
-     * {@code near} and the far turns' {@code far} (each in (0, 1]), divided by the query's ideal
-     * over the context rows (so a context match of every informative term scores below a direct
-     * match of the same terms). Events without context are never returned.
-     */
-    List<Candidate> contexts(Snapshot snapshot, String query, Scope scope, double near, double far, int limit);
 }

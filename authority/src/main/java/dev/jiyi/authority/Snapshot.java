@@ -85,17 +85,6 @@ public final class Snapshot {
         return index.evidence(this, query, filter);
     }
 
-    /**
-     * Conversation events of {@code scope} whose context ({@link TurnContext}) matches, from
-     * {@code index}, best first; near and far turns weighted as given.
-     */
-    public List<Candidate> contextCandidates(LexicalIndex index, String query, Scope scope, double near, double far,
-                                             int limit) {
-        Limits.limit("limit", limit);
-        requireOpen();
-        return index.contexts(this, query, scope, near, far, limit);
-    }
-
     /** The nearest eligible memories by vector, from {@code index}. */
     public Neighbours nearest(VectorIndex index, VectorQuery query) {
         requireOpen();
@@ -135,6 +124,32 @@ public final class Snapshot {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     out.computeIfAbsent(rs.getLong(1), k -> new ArrayList<>()).add(rs.getLong(2));
+                }
+            }
+            return out;
+        });
+    }
+
+    /**
+     * The conversation context ({@link TurnContext}) of each of these events of {@code scope} that
+     * is a dialogue turn with any: the turns around it, to which recall lends its match.
+     */
+    public Map<Long, TurnContext> turnContexts(Scope scope, Collection<Long> eventSequences) {
+        return read("finding the turns around matching turns", () -> {
+            Map<Long, TurnContext> out = new LinkedHashMap<>();
+            if (eventSequences.isEmpty()) {
+                return out;
+            }
+            PreparedStatement ps = sql.prepare("SELECT " + Rows.EVENT_COLUMNS + " FROM events "
+                    + "WHERE sequence IN (SELECT value FROM json_each(?)) AND persona_id = ? AND project_id = ? "
+                    + "AND category = 'conversation' ORDER BY sequence");
+            ps.setString(1, Sql.jsonArray(eventSequences));
+            ps.setString(2, scope.personaId());
+            ps.setString(3, scope.projectId());
+            for (Event turn : Sql.list(ps, Rows::event)) {
+                TurnContext context = TurnContext.of(sql, turn);
+                if (!context.isEmpty()) {
+                    out.put(turn.sequence(), context);
                 }
             }
             return out;

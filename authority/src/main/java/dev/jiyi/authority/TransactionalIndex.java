@@ -27,17 +27,8 @@ public interface TransactionalIndex {
     default void analyzeAhead(List<EventSubmission> events, List<MemoryDraft> memories) {
     }
 
-    /** A raw event was inserted (the newest of the database: no event has a larger sequence). */
+    /** A raw event was inserted. */
     void eventAdded(Sql tx, Event event) throws SQLException;
-
-    /**
-     * An event fed to a rebuild ({@link #clear} came first; events come in sequence order, then the
-     * memories). Unlike {@link #eventAdded}, every event of the database is in its table already,
-     * including the ones not fed yet. By default the same as {@link #eventAdded}.
-     */
-    default void eventRebuilt(Sql tx, Event event) throws SQLException {
-        eventAdded(tx, event);
-    }
 
     /** A raw event is being removed (its row is still there): the same event {@link #eventAdded} got. */
     void eventRemoved(Sql tx, Event event) throws SQLException;

@@ -39,7 +39,7 @@ class SchemaTest {
     Path dir;
 
     private static final List<String> ALL_TABLES = List.of("personas", "events", "memories", "relations",
-            "checkpoints", "embeddings", "change_log", "memories_fts", "events_fts", "context_fts", "capture_cursors", "index_state", "extractions");
+            "checkpoints", "embeddings", "change_log", "memories_fts", "events_fts", "capture_cursors", "index_state", "extractions");
 
     // ------------------------------------------------------------------ O1
 
@@ -122,14 +122,14 @@ class SchemaTest {
     // ------------------------------------------------------------------ O2
 
     @Test
-    @DisplayName("O2 a fresh file gets user_version 8 and every table, including the FTS tables (in secure-delete mode), capture cursors, index state and extractions")
+    @DisplayName("O2 a fresh file gets user_version 9 and every table, including the FTS tables (in secure-delete mode), capture cursors, index state and extractions")
     void freshFile() throws Exception {
         try (Authority a = open(dir)) {
-            assertThat(a.doctor().schemaVersion()).isEqualTo(8);
+            assertThat(a.doctor().schemaVersion()).isEqualTo(9);
         }
-        assertThat(Database.SCHEMA_VERSION).isEqualTo(8);
+        assertThat(Database.SCHEMA_VERSION).isEqualTo(9);
         try (Connection c = raw(dbFile(dir))) {
-            assertThat(pragma(c, "user_version")).isEqualTo("8");
+            assertThat(pragma(c, "user_version")).isEqualTo("9");
         }
         List<String> tables = strings(dbFile(dir), "SELECT name FROM sqlite_master WHERE type = 'table'");
         assertThat(tables).containsAll(ALL_TABLES);
@@ -138,7 +138,7 @@ class SchemaTest {
         // FTS5 secure-delete mode (migration 4): a deleted row's entries leave the index pages at once.
         assertThat(strings(dbFile(dir), "SELECT v FROM memories_fts_config WHERE k = 'secure-delete'")).containsExactly("1");
         assertThat(strings(dbFile(dir), "SELECT v FROM events_fts_config WHERE k = 'secure-delete'")).containsExactly("1");
-        assertThat(strings(dbFile(dir), "SELECT v FROM context_fts_config WHERE k = 'secure-delete'")).containsExactly("1");
+        assertThat(tables).as("migration 9").noneMatch(t -> t.startsWith("context_fts"));
         assertThat(strings(dbFile(dir), "SELECT name FROM pragma_table_info('memories')")).contains("gist", "cue_keys");
         assertThat(strings(dbFile(dir), "SELECT name FROM sqlite_master WHERE type = 'index'"))
                 .contains("memories_fact_timeline", "events_scope_session", "memories_event");
@@ -255,7 +255,7 @@ class SchemaTest {
                     .isEqualTo(moved.validity().validAt());
         }
         try (Connection c = raw(file)) {
-            assertThat(pragma(c, "user_version")).isEqualTo("8");
+            assertThat(pragma(c, "user_version")).isEqualTo("9");
         }
         assertThat(strings(file, "SELECT name FROM sqlite_master WHERE type = 'table'")).containsAll(ALL_TABLES);
     }

@@ -13,7 +13,6 @@ import dev.jiyi.authority.Snapshot;
 import dev.jiyi.authority.Sql;
 import dev.jiyi.authority.StorageException;
 import dev.jiyi.authority.TransactionalIndex;
-import dev.jiyi.authority.TurnContext;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -51,7 +50,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
      * to the analysis ({@link ChineseTokens#version()}, the JDK's Unicode tables included) or to the
      * row layout below changes this string, and the authority rebuilds the index before writing to it.
      */
-    public static final String VERSION = "fts5-secure-delete-2-context-1h/" + ChineseTokens.version();
+    public static final String VERSION = "fts5-secure-delete-1/" + ChineseTokens.version();
 
     @Override
     public String version() {
@@ -96,36 +95,12 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         analyzed.get().clear();
         tx.execute("INSERT INTO memories_fts (memories_fts) VALUES ('delete-all')");
         tx.execute("INSERT INTO events_fts (events_fts) VALUES ('delete-all')");
-        tx.execute("INSERT INTO context_fts (context_fts) VALUES ('delete-all')");
     }
 
     @Override
     public void eventAdded(Sql tx, Event event) throws SQLException {
         write(tx, "INSERT INTO events_fts (rowid, tokens) VALUES (?, ?)", event.sequence(),
                 scopeToken(event.scope()) + " " + tokensAhead(event.text()));
-        // The newest turn of its session: its own context, and it joins the context of the turns before it.
-        insertContext(tx, event, TurnContext.of(tx, event, -1));
-        for (Event before : neighbours(tx, event)) {
-            replaceContext(tx, before, TurnContext.of(tx, before, event.sequence()), TurnContext.of(tx, before, -1));
-        }
-    }
-
-    /**
-     * The turns whose context an event's arrival or deletion can change: the two before and after it
-     * in its session by position, whatever their times (a deletion moves the turns on each side one
-     * place closer, so a turn more than an hour from the deleted one can gain a neighbour). A turn
-     * whose context did not change is left alone ({@link #replaceContext}).
-     */
-    private static List<Event> neighbours(Sql tx, Event event) throws SQLException {
-        return TurnContext.isTurn(event) ? TurnContext.near(tx, event.scope(), event.sessionId(), event.sequence())
-                : List.of();
-    }
-
-    /** In a rebuild every event is in its table already: each event's context is whole when it is fed. */
-    @Override
-    public void eventRebuilt(Sql tx, Event event) throws SQLException {
-        write(tx, "INSERT INTO events_fts (rowid, tokens) VALUES (?, ?)", event.sequence(), eventRow(event));
-        insertContext(tx, event, TurnContext.of(tx, event, -1));
     }
 
     /**
@@ -137,67 +112,6 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     public void eventRemoved(Sql tx, Event event) throws SQLException {
         write(tx, "INSERT INTO events_fts (events_fts, rowid, tokens) VALUES ('delete', ?, ?)", event.sequence(),
                 eventRow(event));
-        deleteContext(tx, event, TurnContext.of(tx, event, -1));
-        for (Event neighbour : neighbours(tx, event)) {
-            replaceContext(tx, neighbour, TurnContext.of(tx, neighbour, -1), TurnContext.of(tx, neighbour, event.sequence()));
-        }
-    }
-
-    /** Writes a turn's context row (none when it has no context). */
-    private void insertContext(Sql tx, Event turn, TurnContext context) throws SQLException {
-        if (!context.isEmpty()) {
-            writeContext(tx, "INSERT INTO context_fts (rowid, near, far) VALUES (?, ?, ?)", turn, context);
-        }
-    }
-
-    /** Deletes a turn's context row with the tokens it was written with (secure delete, D1). */
-    private void deleteContext(Sql tx, Event turn, TurnContext context) throws SQLException {
-        if (!context.isEmpty()) {
-            writeContext(tx, "INSERT INTO context_fts (context_fts, rowid, near, far) VALUES ('delete', ?, ?, ?)", turn,
-                    context);
-        }
-    }
-
-    private void replaceContext(Sql tx, Event turn, TurnContext before, TurnContext after) throws SQLException {
-        if (!before.equals(after)) {
-            deleteContext(tx, turn, before);
-            insertContext(tx, turn, after);
-        }
-    }
-
-    /** The near column starts with the scope token, as every row of the other tables does. */
-    private void writeContext(Sql tx, String sql, Event turn, TurnContext context) throws SQLException {
-        PreparedStatement ps = tx.prepare(sql);
-        ps.setLong(1, turn.sequence());
-        ps.setString(2, scopeToken(turn.scope()) + " " + cachedTokens(context.near()));
-        ps.setString(3, cachedTokens(context.far()));
-        ps.executeUpdate();
-    }
-
-    /**
-     * Context texts are the texts of neighbouring turns, each analyzed again for every turn it is a
-     * neighbour of (and once more for the row's delete): a small cache of recent texts' tokens
-     * saves most of that. Tokens are a function of the text, so an entry is never stale.
-     */
-    private final ThreadLocal<Map<String, String>> contextTokens = ThreadLocal.withInitial(
-            () -> new java.util.LinkedHashMap<>(64, 0.75f, true) {
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
-                    return size() > 64;
-                }
-            });
-
-    private String cachedTokens(String text) {
-        if (text.isEmpty()) {
-            return "";
-        }
-        Map<String, String> cache = contextTokens.get();
-        String tokens = cache.get(text);
-        if (tokens == null) {
-            tokens = contentTokens(text);
-            cache.put(text, tokens);
-        }
-        return tokens;
     }
 
     @Override
@@ -239,7 +153,6 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         }
         purgeKeyTraces(tx, "events_fts", eventTerms);
         purgeKeyTraces(tx, "memories_fts", memoryTerms);
-        purgeKeyTraces(tx, "context_fts", eventTerms); // a removed turn's terms were in its neighbours' context
     }
 
     /**
@@ -352,12 +265,10 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
      * an earlier merge), so a placeholder row makes a second segment first and is deleted after.
      */
     private static void mergeIntoOneSegment(Sql tx, String table) throws SQLException {
-        // context_fts has two columns (near, far); the others one (tokens).
-        String columns = table.equals("context_fts") ? "near, far" : "tokens";
-        String values = table.equals("context_fts") ? "'" + MERGE_PLACEHOLDER + "', ''" : "'" + MERGE_PLACEHOLDER + "'";
-        tx.execute("INSERT INTO " + table + " (rowid, " + columns + ") VALUES (0, " + values + ")");
+        tx.execute("INSERT INTO " + table + " (rowid, tokens) VALUES (0, '" + MERGE_PLACEHOLDER + "')");
         tx.execute("INSERT INTO " + table + " (" + table + ") VALUES ('optimize')");
-        tx.execute("INSERT INTO " + table + " (" + table + ", rowid, " + columns + ") VALUES ('delete', 0, " + values + ")");
+        tx.execute("INSERT INTO " + table + " (" + table + ", rowid, tokens) VALUES ('delete', 0, '"
+                + MERGE_PLACEHOLDER + "')");
     }
 
     /** The one term of the placeholder row (rowid 0, which no event or memory has) that forces a merge. */
@@ -489,31 +400,6 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
             return coverage(candidates(ps), ideal(snapshot, "events_fts", "SELECT max(sequence) FROM events", searched));
         } catch (SQLException e) {
             throw new StorageException("finding event candidates", e);
-        }
-    }
-
-    /**
-     * The context search: the column weights are this query's ranking function (FTS5's per-query
-     * {@code rank MATCH}), so the near and far turns weigh what the caller asks.
-     */
-    @Override
-    public List<Candidate> contexts(Snapshot snapshot, String query, Scope scope, double near, double far, int limit) {
-        List<String> searched = searchTerms(query);
-        if (searched.isEmpty() || limit == 0) {
-            return List.of();
-        }
-        if (!(near >= 0 && near <= 1) || !(far >= 0 && far <= 1) || near + far == 0) {
-            throw new IllegalArgumentException("context weights must be in [0, 1], not both 0");
-        }
-        try {
-            PreparedStatement ps = snapshot.sql().prepare("SELECT rowid, rank FROM context_fts "
-                    + "WHERE context_fts MATCH ? AND rank MATCH ? ORDER BY rank, rowid DESC LIMIT ?");
-            ps.setString(1, match(scope, literal(searched)));
-            ps.setString(2, String.format(java.util.Locale.ROOT, "bm25(%.6f, %.6f)", near, far));
-            ps.setInt(3, limit);
-            return coverage(candidates(ps), ideal(snapshot, "context_fts", "SELECT max(sequence) FROM events", searched));
-        } catch (SQLException e) {
-            throw new StorageException("finding context candidates", e);
         }
     }
 

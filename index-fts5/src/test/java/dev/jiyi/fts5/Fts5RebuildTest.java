@@ -198,30 +198,4 @@ class Fts5RebuildTest {
             assertThat(count("SELECT count(*) FROM memories_fts")).isEqualTo(3);
         }
     }
-
-    @Test
-    @DisplayName("O2 migration 8: a schema-7 archive gets context_fts, filled by the rebuild, so turns are found by their neighbours' words")
-    void migrationEightFillsContext() throws Exception {
-        Fts5Index index = new Fts5Index();
-        try (Authority a = Authority.open(db(), List.of(index))) {
-            fill(a); // four turns of one session at the same time: each is the others' context
-        }
-        try (Connection c = sql(); Statement s = c.createStatement()) {
-            s.execute("DROP TABLE context_fts");
-            s.execute("UPDATE index_state SET version = 'fts5-secure-delete-1/old'");
-            s.execute("PRAGMA user_version = 7");
-        }
-        try (Authority a = Authority.open(db(), List.of(index))) {
-            assertThat(a.doctor().schemaVersion()).isEqualTo(8);
-            List<Candidate> found = a.read(s -> s.contextCandidates(index, "xylophonequartz", scope, 0.5, 0.25, 10));
-            // e3 holds the word; e2 (near) and e1 (far) are found through it, e3 itself is not.
-            List<Long> events = new ArrayList<>();
-            for (Candidate c : found) {
-                events.add(c.rowId());
-            }
-            assertThat(events).hasSize(2).doesNotContain(4L);
-            assertThat(found.get(0).score()).isGreaterThan(found.get(1).score());
-        }
-        assertThat(text("SELECT version FROM index_state WHERE name = 'fts5'")).isEqualTo(Fts5Index.VERSION);
-    }
 }

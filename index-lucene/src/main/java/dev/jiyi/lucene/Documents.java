@@ -4,7 +4,6 @@ import dev.jiyi.authority.Eligibility;
 import dev.jiyi.authority.Event;
 import dev.jiyi.authority.Memory;
 import dev.jiyi.authority.Scope;
-import dev.jiyi.authority.TurnContext;
 import dev.jiyi.authority.VectorCache;
 
 import org.apache.lucene.document.Document;
@@ -12,7 +11,6 @@ import org.apache.lucene.document.Field;
 import org.apache.lucene.document.FieldType;
 import org.apache.lucene.document.KnnFloatVectorField;
 import org.apache.lucene.document.LongField;
-import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.document.SortedDocValuesField;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.index.IndexOptions;
@@ -51,11 +49,6 @@ import java.util.List;
  * <li>{@link #MEMORY_TEXT} and {@link #EVENT_TEXT}: analyzed, positions kept (phrases), not stored;
  *     two fields, so that BM25's statistics are those of memories and of events apart, as in FTS5's
  *     two tables</li>
- * <li>conversation events: {@link #CONTEXT_NEAR} and {@link #CONTEXT_FAR}, the texts of the turns
- *     around it ({@link TurnContext}) analyzed like {@link #EVENT_TEXT} (absent when empty);
- *     {@link #SESSION}, the session ID as doc values, and {@link #CONTEXT_ROWS}, the sequences of
- *     the turns within reach of it when the document was written (points): IDs, never text, by which
- *     the index finds the documents a deleted turn's text may be in</li>
  * </ul>
  */
 final class Documents {
@@ -72,10 +65,6 @@ final class Documents {
     static final String POOL = "pool";
     static final String MEMORY_TEXT = "memory_text";
     static final String EVENT_TEXT = "event_text";
-    static final String CONTEXT_NEAR = "context_near";
-    static final String CONTEXT_FAR = "context_far";
-    static final String SESSION = "session";
-    static final String CONTEXT_ROWS = "context_rows";
 
     static final String MEMORY = "memory";
     static final String EVENT = "event";
@@ -105,12 +94,7 @@ final class Documents {
         return new Term(ID, type.charAt(0) + id);
     }
 
-    /**
-     * An event's document. A conversation event carries its context as it is now, and {@code reach}:
-     * the sequences of the turns within {@link TurnContext}'s reach of it ({@link TurnContext#near}),
-     * every turn whose text its context can hold.
-     */
-    static Document event(Event e, TurnContext context, List<Long> reach) {
+    static Document event(Event e) {
         Document d = new Document();
         d.add(new StringField(KEY, eventKey(e.sequence()).text(), Field.Store.NO));
         d.add(new StringField(ID, id(EVENT, e.id()).text(), Field.Store.NO));
@@ -119,18 +103,6 @@ final class Documents {
         d.add(new LongField(ROW, e.sequence(), Field.Store.NO));
         pool(d, EVENT + '\u0000' + scope(e.scope()));
         d.add(new Field(EVENT_TEXT, e.text(), TEXT));
-        if (TurnContext.isTurn(e)) {
-            d.add(new SortedDocValuesField(SESSION, new BytesRef(e.sessionId())));
-            for (long sequence : reach) {
-                d.add(new LongPoint(CONTEXT_ROWS, sequence));
-            }
-        }
-        if (!context.near().isEmpty()) {
-            d.add(new Field(CONTEXT_NEAR, context.near(), TEXT));
-        }
-        if (!context.far().isEmpty()) {
-            d.add(new Field(CONTEXT_FAR, context.far(), TEXT));
-        }
         return d;
     }
 

@@ -9,11 +9,9 @@ import dev.jiyi.authority.ExactVectorScan;
 import dev.jiyi.authority.LexicalIndex;
 import dev.jiyi.authority.Memory;
 import dev.jiyi.authority.Neighbours;
-import dev.jiyi.authority.RawEventRow;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.Snapshot;
 import dev.jiyi.authority.StorageException;
-import dev.jiyi.authority.TurnContext;
 import dev.jiyi.authority.VectorCache;
 import dev.jiyi.authority.VectorIndex;
 import dev.jiyi.authority.VectorQuery;
@@ -26,7 +24,6 @@ import org.apache.lucene.codecs.lucene104.Lucene104HnswScalarQuantizedVectorsFor
 import org.apache.lucene.codecs.lucene99.Lucene99HnswVectorsFormat;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.LongField;
-import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.IndexNotFoundException;
@@ -35,7 +32,6 @@ import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.ReaderUtil;
-import org.apache.lucene.index.SortedDocValues;
 import org.apache.lucene.index.SortedNumericDocValues;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.index.TieredMergePolicy;
@@ -70,13 +66,11 @@ import org.apache.lucene.util.quantization.QuantizedByteVectorValues;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -85,7 +79,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 
 /**
  * The derived Lucene index (L1-L5): BM25 over the same Chinese token stream as FTS5, HNSW vectors
@@ -99,14 +92,6 @@ import java.util.TreeMap;
  * killed between commits simply applies the same entries again. Every catch-up that changed the
  * index commits; one that applied a deletion first merges away the deleted documents, so that no
  * term of the deleted text stays in the files (D1).
- *
- * <p><b>Turn context.</b> A conversation event's document also holds the texts of the turns around
- * it ({@link TurnContext}), searched by {@link #contexts}. A context changes when a turn arrives or
- * is deleted, so applying an event's arrival rewrites the documents of the turns whose context now
- * includes it, and applying a deletion rewrites those whose context may have included it, found in
- * the index before the deleted event's document goes (the authority no longer has the event); their
- * old versions are merged away with the deleted document (D1). A document always holds the context
- * the snapshot it was written in gives, so the index converges on what a rebuild writes.
  *
  * <p><b>Scores</b> are coverage (R11, {@link LexicalIndex}): BM25 divided by the query's ideal,
  * read from the same point-in-time view as the search.
@@ -273,7 +258,7 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
         this.home = new IndexHome(root);
         this.options = options;
         this.analyzer = options.analysis().analyzer();
-        this.version = "jiyi-lucene-3-context-1h/" + options.analysis().version() + "/" + options.vectors().code()
+        this.version = "jiyi-lucene-4/" + options.analysis().version() + "/" + options.vectors().code()
                 + "/lucene-" + Version.LATEST;
     }
 
@@ -582,9 +567,7 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
     private boolean apply(Snapshot s, List<ChangeLog.Entry> entries) throws IOException {
         boolean deleted = false;
         List<Term> removed = new ArrayList<>();
-        List<ChangeLog.Entry> removedEvents = new ArrayList<>();
         Set<String> events = new LinkedHashSet<>();
-        Set<String> arrived = new HashSet<>();
         Set<String> memories = new LinkedHashSet<>();
         for (ChangeLog.Entry e : entries) {
             switch (e.entity()) {
@@ -592,13 +575,9 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
                     if (e.op() == ChangeLog.Op.DELETE) {
                         removed.add(e.rowId() != null ? Documents.eventKey(e.rowId())
                                 : Documents.id(Documents.EVENT, e.entityId()));
-                        removedEvents.add(e);
                         deleted = true;
                     } else {
                         events.add(e.entityId());
-                        if (e.op() == ChangeLog.Op.INSERT) {
-                            arrived.add(e.entityId());
-                        }
                     }
                 }
                 case MEMORY -> {
@@ -616,31 +595,15 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
                 }
             }
         }
-        // The events to write, by sequence: those the entries name, and the turns whose context changed.
-        Map<Long, Event> written = new TreeMap<>();
-        if (!removedEvents.isEmpty()) {
-            for (Event turn : contextsHolding(s, removedEvents)) {
-                written.put(turn.sequence(), turn);
-                this.removed.add(Documents.eventKey(turn.sequence())); // its old version holds the deleted text
-            }
-        }
         if (!removed.isEmpty()) {
             writer.deleteDocuments(removed.toArray(Term[]::new));
             this.removed.addAll(removed);
         }
-        for (Event e : s.eventsById(events)) {
-            written.put(e.sequence(), e);
-            if (arrived.contains(e.id())) {
-                for (Event turn : around(s, e)) {
-                    written.putIfAbsent(turn.sequence(), turn);
-                }
-            }
-        }
         List<Term> keys = new ArrayList<>();
         List<Document> docs = new ArrayList<>();
-        for (Event e : written.values()) {
+        for (Event e : s.eventsById(events)) {
             keys.add(Documents.eventKey(e.sequence()));
-            docs.add(eventDocument(s, e));
+            docs.add(Documents.event(e));
         }
         List<Memory> current = s.memoriesById(memories);
         for (Memory m : current) {
@@ -649,123 +612,6 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
         docs.addAll(memoryDocuments(s, current));
         write(writer, keys, docs);
         return deleted;
-    }
-
-    /**
-     * An event's document with its context as the snapshot gives it, and for a conversation turn the
-     * turns within reach of it now: every turn whose text its context can hold.
-     */
-    private static Document eventDocument(Snapshot s, Event e) {
-        if (!TurnContext.isTurn(e)) {
-            return Documents.event(e, TurnContext.NONE, List.of());
-        }
-        try {
-            List<Long> reach = new ArrayList<>();
-            for (Event turn : TurnContext.near(s.sql(), e.scope(), e.sessionId(), e.sequence())) {
-                reach.add(turn.sequence());
-            }
-            return Documents.event(e, TurnContext.of(s.sql(), e, -1), reach);
-        } catch (SQLException ex) {
-            throw new StorageException("reading the context of event " + e.sequence(), ex);
-        }
-    }
-
-    /** The turns whose context includes a newly arrived event. */
-    private static List<Event> around(Snapshot s, Event arrived) {
-        try {
-            return TurnContext.around(s.sql(), arrived);
-        } catch (SQLException ex) {
-            throw new StorageException("reading the turns around event " + arrived.sequence(), ex);
-        }
-    }
-
-    /**
-     * The turns, as they are now, whose documents may hold the text of these deleted events in their
-     * context. The authority no longer has the events, so the index is read before their documents
-     * go (refreshed first: this catch-up's documents may still be in the writer's buffer). A deleted
-     * turn's document keeps its session, which gives the turns within reach of it now
-     * ({@link TurnContext#near}); and every document that was written with it within reach names it
-     * in {@link Documents#CONTEXT_ROWS}. The second also finds the documents written while the event
-     * existed but before the index applied its arrival (a catch-up cut short by its budget reads the
-     * snapshot's newer turns), when the event never had a document to keep its session.
-     */
-    private List<Event> contextsHolding(Snapshot s, List<ChangeLog.Entry> deletions) throws IOException {
-        searchers.maybeRefreshBlocking();
-        IndexSearcher searcher = searchers.acquire();
-        try {
-            Map<Scope, Set<Long>> deletedByScope = new LinkedHashMap<>();
-            List<Event> out = new ArrayList<>();
-            for (ChangeLog.Entry e : deletions) {
-                Scope scope = new Scope(e.personaId(), e.projectId());
-                Term key = e.rowId() != null ? Documents.eventKey(e.rowId())
-                        : Documents.id(Documents.EVENT, e.entityId());
-                long[] sequence = {e.rowId() != null ? e.rowId() : -1};
-                String[] session = {null};
-                eachLive(searcher, new TermQuery(key), (leaf, doc) -> {
-                    SortedNumericDocValues row = DocValues.getSortedNumeric(leaf, Documents.ROW);
-                    if (row.advanceExact(doc)) {
-                        sequence[0] = row.nextValue();
-                    }
-                    SortedDocValues sessions = DocValues.getSorted(leaf, Documents.SESSION);
-                    if (sessions.advanceExact(doc)) {
-                        session[0] = sessions.lookupOrd(sessions.ordValue()).utf8ToString();
-                    }
-                });
-                if (sequence[0] < 0) {
-                    continue; // an entry from before row numbers were logged, for an event never indexed
-                }
-                deletedByScope.computeIfAbsent(scope, k -> new LinkedHashSet<>()).add(sequence[0]);
-                if (session[0] != null) {
-                    try {
-                        out.addAll(TurnContext.near(s.sql(), scope, session[0], sequence[0]));
-                    } catch (SQLException ex) {
-                        throw new StorageException("reading the turns around deleted event " + sequence[0], ex);
-                    }
-                }
-            }
-            for (Map.Entry<Scope, Set<Long>> deleted : deletedByScope.entrySet()) {
-                Set<Long> rows = new LinkedHashSet<>();
-                Query reached = LongPoint.newSetQuery(Documents.CONTEXT_ROWS,
-                        deleted.getValue().stream().mapToLong(Long::longValue).toArray());
-                eachLive(searcher, reached, (leaf, doc) -> {
-                    SortedNumericDocValues row = DocValues.getSortedNumeric(leaf, Documents.ROW);
-                    if (row.advanceExact(doc)) {
-                        rows.add(row.nextValue());
-                    }
-                });
-                rows.removeAll(deleted.getValue());
-                for (RawEventRow r : s.rawEvents(deleted.getKey(), rows)) {
-                    out.add(r.event());
-                }
-            }
-            return out;
-        } finally {
-            searchers.release(searcher);
-        }
-    }
-
-    /** What to do with each live document a query matches. */
-    @FunctionalInterface
-    private interface LiveHit {
-        void at(LeafReader leaf, int doc) throws IOException;
-    }
-
-    /** Visits every live document that {@code query} matches (no scores; for the few a key or an ID names). */
-    private static void eachLive(IndexSearcher searcher, Query query, LiveHit hit) throws IOException {
-        Weight weight = searcher.createWeight(searcher.rewrite(query), ScoreMode.COMPLETE_NO_SCORES, 1);
-        for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
-            Scorer scorer = weight.scorer(leaf);
-            if (scorer == null) {
-                continue;
-            }
-            Bits live = leaf.reader().getLiveDocs();
-            DocIdSetIterator docs = scorer.iterator();
-            for (int doc = docs.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = docs.nextDoc()) {
-                if (live == null || live.get(doc)) {
-                    hit.at(leaf.reader(), doc);
-                }
-            }
-        }
     }
 
     /** Documents per write from which they are analyzed on every core. */
@@ -846,7 +692,7 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
                      page = s.eventsAfter(page.get(page.size() - 1).sequence(), PAGE)) {
                     List<Document> docs = new ArrayList<>(page.size());
                     for (Event e : page) {
-                        docs.add(eventDocument(s, e)); // every event is in the authority: each context is whole
+                        docs.add(Documents.event(e));
                     }
                     write(w, null, docs);
                     events += page.size();
@@ -942,32 +788,6 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
         Query q = new BooleanQuery.Builder().add(terms(Documents.EVENT_TEXT, phrases), BooleanClause.Occur.MUST)
                 .add(Documents.events(scope), BooleanClause.Occur.FILTER).build();
         return ranked(q, Documents.EVENT_TEXT, phrases, limit);
-    }
-
-    /**
-     * Each term searched in the near turns' field with weight {@code near} and in the far turns' with
-     * {@code far}, summed; the ideal is that of the near field, where a context's best evidence is.
-     * Only conversation events have the fields, so no other event is returned.
-     */
-    @Override
-    public synchronized List<Candidate> contexts(Snapshot snapshot, String query, Scope scope, double near, double far,
-                                                 int limit) {
-        List<List<String>> phrases = options.analysis().queryPhrases(query, analyzer);
-        if (phrases.isEmpty() || limit == 0) {
-            return List.of();
-        }
-        if (!(near >= 0 && near <= 1) || !(far >= 0 && far <= 1) || near + far == 0) {
-            throw new IllegalArgumentException("context weights must be in [0, 1], not both 0");
-        }
-        follow(snapshot);
-        BooleanQuery.Builder terms = new BooleanQuery.Builder();
-        for (List<String> pieces : phrases) {
-            terms.add(new BoostQuery(term(Documents.CONTEXT_NEAR, pieces), (float) near), BooleanClause.Occur.SHOULD);
-            terms.add(new BoostQuery(term(Documents.CONTEXT_FAR, pieces), (float) far), BooleanClause.Occur.SHOULD);
-        }
-        Query q = new BooleanQuery.Builder().add(terms.build(), BooleanClause.Occur.MUST)
-                .add(Documents.events(scope), BooleanClause.Occur.FILTER).build();
-        return ranked(q, Documents.CONTEXT_NEAR, phrases, limit);
     }
 
     /**

@@ -63,7 +63,7 @@ class LuceneCoverageTest {
     }
 
     @Test
-    @DisplayName("R11 R1 a text holding the query's words scores about 1 (0.5 to 2: a long query fully held counts more than its eight ideal words) for two words and for thirty alike, memories and events; a neighbouring turn about the near weight, below the text itself")
+    @DisplayName("R11 R1 a text holding the query's words scores about 1 (0.5 to 2: a long query fully held counts more than its eight ideal words) for two words and for thirty alike, memories and events")
     void holdingTheWordsScoresAboutOne() {
         Random random = SeededRandom.create("LuceneCoverageTest.holdingTheWordsScoresAboutOne");
         try (Authority a = Authority.open(home.resolve("jiyi.db"), List.of());
@@ -81,14 +81,11 @@ class LuceneCoverageTest {
                 long event = a.read(s -> s.eventsById(List.of(eventId))).get(0).sequence();
                 double memory = scoreOf(memories(a, lucene, q, now, ALL), held[i].rowId());
                 double direct = scoreOf(events(a, lucene, q, DIARY, ALL), event);
-                List<Candidate> around = LuceneContextTest.contexts(a, lucene, q, DIARY);
                 int terms = ChineseTokens.queryTerms(q).size();
                 System.out.println("[coverage] " + terms + " terms: memory " + memory
-                        + ", event " + direct + ", context " + around.get(0));
+                        + ", event " + direct);
                 assertThat(memory).as("memory, %d terms: %s", terms, q).isBetween(0.5, 2.0);
                 assertThat(direct).as("event, %d terms: %s", terms, q).isBetween(0.5, 2.0);
-                assertThat(around.get(0).score()).as("context: %s", q)
-                        .isBetween(0.5 * LuceneContextTest.NEAR, 2.0 * LuceneContextTest.NEAR).isLessThan(direct);
             }
         }
     }

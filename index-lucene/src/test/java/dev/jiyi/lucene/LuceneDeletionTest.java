@@ -96,7 +96,7 @@ class LuceneDeletionTest {
             assertThat(rows(nearest(a, lucene, v, now, 3).nearest())).startsWith(correction.corrected().rowId());
             // The terms dictionary stores a term after the prefix its block shares, so a term in a block
             // of common prefix is not whole in the files: the scan looks for those it finds whole now.
-            List<String> needles = filesContaining(home.resolve("lucene"), distinctive);
+            List<String> needles = filesContaining(distinctive);
             assertThat(needles).as("precondition: the byte scan finds Chinese and English unique terms before deletion")
                     .contains("鳄梨", "榴莲", "芒果", "独角兽", "zanzibar", "unicorn", "budapest", "marmalad")
                     .hasSizeGreaterThan(distinctive.size() * 2 / 3);
@@ -129,8 +129,7 @@ class LuceneDeletionTest {
             }
 
             // After: no unique term anywhere in the files, none seekable.
-            assertThat(filesContaining(home.resolve("lucene"), needles))
-                    .as("files of %s holding deleted terms", home.resolve("lucene")).isEmpty();
+            assertThat(filesContaining(needles)).as("files of %s holding deleted terms", home.resolve("lucene")).isEmpty();
             assertThat(seekable(lucene, unique)).isEmpty();
             assertThat(rows(memories(a, lucene, "咖啡", now, ALL))).as("the rest is still there").isNotEmpty();
             assertThat(lucene.takeNotices()).isEmpty();
@@ -138,7 +137,7 @@ class LuceneDeletionTest {
     }
 
     /** Terms of the deleted texts that no surviving text has. */
-    static Set<String> uniqueTerms(List<String> deleted, List<String> survivors) {
+    private static Set<String> uniqueTerms(List<String> deleted, List<String> survivors) {
         Set<String> surviving = new LinkedHashSet<>();
         for (String s : survivors) {
             for (String t : ChineseTokens.terms(s)) {
@@ -162,14 +161,14 @@ class LuceneDeletionTest {
      * Long enough that its bytes in a file are the term, not chance: two CJK characters or more, or
      * an English word of six letters or more.
      */
-    static boolean distinctive(String term) {
+    private static boolean distinctive(String term) {
         return term.getBytes(StandardCharsets.UTF_8).length >= 6;
     }
 
-    /** The needles found in any file under the Lucene home {@code root} (every index directory, the pointer). */
-    static List<String> filesContaining(Path root, List<String> needles) throws IOException {
+    /** The needles found in any file under the Lucene home (every index directory, the pointer). */
+    private List<String> filesContaining(List<String> needles) throws IOException {
         List<byte[]> contents = new ArrayList<>();
-        try (Stream<Path> files = Files.walk(root)) {
+        try (Stream<Path> files = Files.walk(home.resolve("lucene"))) {
             for (Path f : files.filter(Files::isRegularFile).toList()) {
                 contents.add(Files.readAllBytes(f));
             }
@@ -184,24 +183,15 @@ class LuceneDeletionTest {
         return found;
     }
 
-    /**
-     * The terms that {@code TermsEnum.seekExact} finds in any text field of the current commit: the
-     * memories', the events' and the turn context's.
-     */
-    static List<String> seekable(LuceneIndex lucene, Set<String> terms) throws IOException {
-        return seekable(lucene, terms, List.of(Documents.MEMORY_TEXT, Documents.EVENT_TEXT, Documents.CONTEXT_NEAR,
-                Documents.CONTEXT_FAR));
-    }
-
-    /** The terms that {@code TermsEnum.seekExact} finds in any of these fields of the current commit. */
-    static List<String> seekable(LuceneIndex lucene, Set<String> terms, List<String> fields) throws IOException {
+    /** The terms that {@code TermsEnum.seekExact} finds in either text field of the current commit. */
+    private static List<String> seekable(LuceneIndex lucene, Set<String> terms) throws IOException {
         List<String> found = new ArrayList<>();
         try (FSDirectory dir = FSDirectory.open(lucene.directory().orElseThrow());
              DirectoryReader reader = DirectoryReader.open(dir)) {
             for (String t : terms) {
                 boolean seen = false;
                 for (LeafReaderContext leaf : reader.leaves()) {
-                    for (String field : fields) {
+                    for (String field : List.of(Documents.MEMORY_TEXT, Documents.EVENT_TEXT)) {
                         Terms fieldTerms = leaf.reader().terms(field);
                         seen |= fieldTerms != null && fieldTerms.iterator().seekExact(new BytesRef(t));
                     }

@@ -13,6 +13,7 @@ import dev.jiyi.authority.RecallRow;
 import dev.jiyi.authority.RelatedLink;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.Snapshot;
+import dev.jiyi.authority.TurnContext;
 import dev.jiyi.authority.VectorCache;
 import dev.jiyi.authority.VectorQuery;
 import dev.jiyi.providers.Embedder;
@@ -150,10 +151,8 @@ public final class Recall {
 
     private Matches matches(Snapshot snapshot, RecallRequest request, Eligibility eligible) {
         Scope scope = request.scope();
-        RecallConfig.Precision p = config.precision();
         Map<Long, Double> memories = new HashMap<>();
         Map<Long, Double> events = new HashMap<>();
-        Map<Long, Double> contexts = new HashMap<>();
         Map<Long, Double> history = new HashMap<>();
         double bestDirect = 0;
         for (View view : views(request)) {
@@ -164,20 +163,40 @@ public final class Recall {
             if (!direct.isEmpty() || !raw.isEmpty()) {
                 bestDirect = Math.max(bestDirect, snapshot.evidence(index.lexical(), view.text(), eligible));
             }
-            if (p.contextNear() > 0 || p.contextFar() > 0) {
-                collect(contexts, view, snapshot.contextCandidates(index.lexical(), view.text(), scope, p.contextNear(),
-                        p.contextFar(), config.candidateLimit()));
-            }
             if (!eligible.includeHistory()) {
                 // R9: earlier facts that match lead to their timeline's current fact.
                 collect(history, view, snapshot.memoryCandidates(index.lexical(), view.text(),
                         Eligibility.anyTime(scope), TIMELINE_CANDIDATES));
             }
         }
-        return new Matches(memories, events, contexts, history, bestDirect);
+        return new Matches(memories, events, context(snapshot, scope, events), history, bestDirect);
     }
 
-
+    /**
+     * Conversation context ({@link TurnContext}): each matching turn lends its match
+     * to the turns around it, at the near weight to the turns next to it and the far weight to the
+     * two beyond; a turn keeps the best it is lent. It is computed here, from the matches of the
+     * turns' own text, rather than kept in an index: see TurnContext for why. A full direct match
+     * lends at most the near weight, so context never outranks direct evidence of the same strength.
+     */
+    private Map<Long, Double> context(Snapshot snapshot, Scope scope, Map<Long, Double> events) {
+        RecallConfig.Precision p = config.precision();
+        Map<Long, Double> lent = new HashMap<>();
+        if (p.contextNear() == 0 && p.contextFar() == 0) {
+            return lent;
+        }
+        for (Map.Entry<Long, TurnContext> e : snapshot.turnContexts(scope, events.keySet()).entrySet()) {
+            double match = events.get(e.getKey());
+            for (Long turn : e.getValue().near()) {
+                lent.merge(turn, p.contextNear() * match, Math::max);
+            }
+            for (Long turn : e.getValue().far()) {
+                lent.merge(turn, p.contextFar() * match, Math::max);
+            }
+        }
+        lent.values().removeIf(v -> v == 0);
+        return lent;
+    }
 
     /** Most matches of any time that recall follows to their timeline's current fact (R9). */
     static final int TIMELINE_CANDIDATES = 20;

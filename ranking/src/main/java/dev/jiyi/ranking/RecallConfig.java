@@ -45,9 +45,9 @@ public record RecallConfig(
      * @param minEvidence a query is answered lexically only when its best direct match (a memory or
      *                    an event) covers at least this share of its informative terms; below it,
      *                    every lexical match is chance (a shared character or a common word)
-     * @param contextNear weight of the terms of the turns just before and after a memory's turn
-     *                    (its conversation context); 0 turns the context off
-     * @param contextFar  weight of the terms of the turns two before and two after
+     * @param contextNear how much of its match a turn lends the turns just before and after it
+     *                    (their conversation context); 0 (with contextFar) turns the context off
+     * @param contextFar  how much it lends the turns two before and two after it
      * @param dialogueDecay a dialogue query's evidence from its older turns counts this much per
      *                      step back: the last turn 1, the last three this, the whole dialogue its square
      */

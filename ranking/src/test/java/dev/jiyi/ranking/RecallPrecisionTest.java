@@ -188,7 +188,7 @@ class RecallPrecisionTest extends RecallFixture {
     }
 
     @Test
-    @DisplayName("R4 conversation context: a turn is found through the turns around it (near and far, Chinese and English), never through a reference, another session or a turn an hour away")
+    @DisplayName("R4 conversation context: a turn is found through the turns around it (near and far, before and after, Chinese and English), never through a reference, another session or a turn an hour away")
     void contextField() {
         everyday();
         Instant t = NOW.minus(Duration.ofDays(5));
@@ -213,7 +213,16 @@ class RecallPrecisionTest extends RecallFixture {
         assertThat(signal(far, "context")).isPositive();
         assertThat(ids(r)).doesNotContain(early.id(), turns.get(4).id()); // 3 turns away; 3 hours away
         // English words lend context to Chinese turns too.
-        assertThat(ids(query("food"))).contains(turns.get(1).id(), turns.get(3).id());
+        RecallResult food = query("food");
+        assertThat(ids(food)).contains(turns.get(1).id(), turns.get(3).id());
+        // The turns before the matching one are found through its match at query time (the indexes
+        // keep only the context that looks back), the one just before above the one before that.
+        RecalledItem justBefore = item(food, turns.get(1).id());
+        RecalledItem twoBefore = item(food, turns.get(0).id());
+        assertThat(justBefore.evidence()).isEqualTo(Evidence.ADJACENT_TURN);
+        assertThat(signal(justBefore, "context")).isGreaterThan(signal(twoBefore, "context"));
+        assertThat(signal(twoBefore, "context")).isPositive();
+        assertThat(signal(justBefore, "context")).isLessThan(signal(item(food, turns.get(2).id()), "lexical"));
         // Turned off, only direct matches remain.
         RecallResult direct = recall(NO_CONTEXT).recall(new RecallRequest(scope, "杭州", RecallMode.FAST, 10, null, false));
         assertThat(direct.items()).filteredOn(i -> i.type() == RecalledItem.Type.MEMORY).extracting(RecalledItem::memoryId)

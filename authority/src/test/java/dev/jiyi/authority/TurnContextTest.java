@@ -1,0 +1,154 @@
+package dev.jiyi.authority;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * R4 conversation context ({@link TurnContext}): which turns are around a turn, read from the events
+ * table when recall asks ({@link Snapshot#turnContexts}); and migration 9, which drops the FTS5
+ * table schema 8 kept it in, leaving no byte of it in the file.
+ */
+class TurnContextTest {
+
+    private static final Scope DIARY = Scope.DEFAULT;
+    private static final Scope WORK = new Scope("default", "work");
+    private static final Instant T0 = Instant.parse("2026-11-30T08:00:00Z");
+
+    @TempDir
+    Path dir;
+
+    private Authority open() {
+        return Authority.open(dir.resolve("jiyi.db"), List.of());
+    }
+
+    private static Event add(Authority a, Scope scope, String session, String id, Category category, Instant at,
+                             String text) {
+        return a.submitEvent(new EventSubmission(id, scope, Role.USER, text, "test", category, session, at)).event();
+    }
+
+    private static Map<Long, TurnContext> contexts(Authority a, Scope scope, Event... turns) {
+        List<Long> sequences = new ArrayList<>();
+        for (Event e : turns) {
+            sequences.add(e.sequence());
+        }
+        return a.read(s -> s.turnContexts(scope, sequences));
+    }
+
+    private static TurnContext context(Authority a, Event turn) {
+        return contexts(a, turn.scope(), turn).getOrDefault(turn.sequence(), TurnContext.NONE);
+    }
+
+    @Test
+    @DisplayName("R4 a turn's context is the turn before and after (near) and the two beyond (far), both ways, Chinese, English and mixed")
+    void nearAndFarBothWays() {
+        try (Authority a = open()) {
+            String[] texts = {"这个周末我们去哪里玩？", "可以去西湖划船 boating on West Lake", "Will it rain on Saturday?",
+                "天气预报说是晴天 sunny", "好的 thanks"};
+            List<Event> t = new ArrayList<>();
+            for (int i = 0; i < texts.length; i++) {
+                t.add(add(a, DIARY, "trip", "t" + i, Category.CONVERSATION, T0.plus(Duration.ofMinutes(i)), texts[i]));
+            }
+            TurnContext middle = context(a, t.get(2));
+            assertThat(middle.near()).containsExactly(t.get(1).sequence(), t.get(3).sequence());
+            assertThat(middle.far()).containsExactly(t.get(0).sequence(), t.get(4).sequence());
+            TurnContext first = context(a, t.get(0));
+            assertThat(first.near()).containsExactly(t.get(1).sequence());
+            assertThat(first.far()).containsExactly(t.get(2).sequence());
+            TurnContext last = context(a, t.get(4));
+            assertThat(last.near()).containsExactly(t.get(3).sequence());
+            assertThat(last.far()).containsExactly(t.get(2).sequence());
+            assertThat(contexts(a, WORK, t.toArray(Event[]::new))).as("S1 another scope reads none of them").isEmpty();
+        }
+    }
+
+    @Test
+    @DisplayName("R4 only the turns of one dialogue are context: not turns more than 1 h away (exactly 1 h is), of another session, nor references")
+    void contextStaysInItsDialogue() {
+        try (Authority a = open()) {
+            Event corgi = add(a, DIARY, "s", "corgi", Category.CONVERSATION, T0, "我养了一只柯基犬 named Biscuit");
+            add(a, DIARY, "other", "zeppelin", Category.CONVERSATION, T0.plusSeconds(60), "zeppelin 飞艇 museum");
+            Event mango = add(a, DIARY, "s", "mango", Category.REFERENCE, T0.plusSeconds(120), "mango 芒果 reference doc");
+            Instant later = T0.plus(Duration.ofHours(2));
+            Event library = add(a, DIARY, "s", "library", Category.CONVERSATION, later, "下午去图书馆 library");
+            Event coffee = add(a, DIARY, "s", "coffee", Category.CONVERSATION, later.plus(Duration.ofMinutes(5)),
+                    "然后喝咖啡 coffee");
+            Event piano = add(a, DIARY, "s", "piano", Category.CONVERSATION, later.plus(Duration.ofMinutes(65)),
+                    "晚上钢琴课 piano lesson");
+
+            assertThat(contexts(a, DIARY, corgi, mango)).as("two hours from the next turn; a reference").isEmpty();
+            assertThat(context(a, library)).as("65 minutes from piano")
+                    .isEqualTo(new TurnContext(List.of(coffee.sequence()), List.of()));
+            assertThat(context(a, coffee)).as("piano exactly an hour after")
+                    .isEqualTo(new TurnContext(List.of(library.sequence(), piano.sequence()), List.of()));
+            assertThat(context(a, piano)).isEqualTo(new TurnContext(List.of(coffee.sequence()), List.of()));
+        }
+    }
+
+    @Test
+    @DisplayName("R4 D1 positions are arrival order: a deleted turn is no one's context at once, and the turns around it close up")
+    void deletionClosesUp() {
+        try (Authority a = open()) {
+            List<Event> t = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                t.add(add(a, DIARY, "s", "t" + i, Category.CONVERSATION, T0.plus(Duration.ofMinutes(i)),
+                        "第" + i + "句 turn " + i));
+            }
+            // Sent from a clock behind the others: within the hour of the first turn, sixth in order.
+            Event skewed = add(a, DIARY, "s", "skewed", Category.CONVERSATION, T0.minus(Duration.ofMinutes(30)),
+                    "迟到的消息 late");
+            assertThat(context(a, skewed)).isEqualTo(
+                    new TurnContext(List.of(t.get(4).sequence()), List.of(t.get(3).sequence())));
+
+            a.deleteEvent(DIARY, t.get(2).id());
+            assertThat(context(a, t.get(1))).isEqualTo(new TurnContext(
+                    List.of(t.get(0).sequence(), t.get(3).sequence()), List.of(t.get(4).sequence())));
+            assertThat(context(a, t.get(3))).isEqualTo(new TurnContext(
+                    List.of(t.get(1).sequence(), t.get(4).sequence()), List.of(t.get(0).sequence(), skewed.sequence())));
+            assertThat(contexts(a, DIARY, t.get(2))).as("the deleted turn has none").isEmpty();
+        }
+    }
+
+    @Test
+    @DisplayName("O2 D1 migration 9: a schema-8 file loses context_fts and its shadow tables, keeps every event, and no byte of the table's text stays in the file")
+    void migrationNineDropsTheContextTable() throws Exception {
+        Path file = dir.resolve("jiyi.db");
+        try (Authority a = open()) {
+            add(a, DIARY, "s", "e0", Category.CONVERSATION, T0, "我们去看电影吧 movie night");
+            add(a, DIARY, "s", "e1", Category.CONVERSATION, T0.plusSeconds(60), "好呀 sure");
+        }
+        // The file as schema 8 left it: context_fts with a row (its terms stored, not its text).
+        String marker = "zqxcontextonlyterm";
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file); Statement s = c.createStatement()) {
+            s.execute("CREATE VIRTUAL TABLE context_fts USING fts5(near, far, content = '', tokenize = 'ascii')");
+            s.execute("INSERT INTO context_fts (context_fts, rank) VALUES ('secure-delete', 1)");
+            s.execute("INSERT INTO context_fts (rowid, near, far) VALUES (2, '" + marker + " 电 影', '')");
+            s.execute("PRAGMA user_version = 8");
+        }
+        assertThat(FileBytes.databaseFilesContaining(dir, marker)).as("precondition: the term is in the file").isNotEmpty();
+
+        try (Authority a = open()) {
+            assertThat(a.doctor().schemaVersion()).isEqualTo(9);
+            assertThat(a.doctor().tableCounts()).containsEntry("events", 2L);
+        }
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT count(*) FROM sqlite_master WHERE name LIKE 'context_fts%'")) {
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getInt(1)).as("context_fts and its shadow tables").isZero();
+        }
+        assertThat(FileBytes.databaseFilesContaining(dir, marker)).isEmpty();
+    }
+}
