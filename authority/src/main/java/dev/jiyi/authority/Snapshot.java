@@ -140,16 +140,24 @@ public final class Snapshot {
             if (eventSequences.isEmpty()) {
                 return out;
             }
-            PreparedStatement ps = sql.prepare("SELECT " + Rows.EVENT_COLUMNS + " FROM events "
+            PreparedStatement ps = sql.prepare("SELECT sequence, session_id, occurred_at FROM events "
                     + "WHERE sequence IN (SELECT value FROM json_each(?)) AND persona_id = ? AND project_id = ? "
                     + "AND category = 'conversation' ORDER BY sequence");
             ps.setString(1, Sql.jsonArray(eventSequences));
             ps.setString(2, scope.personaId());
             ps.setString(3, scope.projectId());
-            for (Event turn : Sql.list(ps, Rows::event)) {
-                TurnContext context = TurnContext.of(sql, turn);
+            Map<Long, String> sessions = new LinkedHashMap<>();
+            Map<Long, Instant> times = new HashMap<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    sessions.put(rs.getLong(1), rs.getString(2));
+                    times.put(rs.getLong(1), Times.read(rs.getString(3)));
+                }
+            }
+            for (Map.Entry<Long, String> turn : sessions.entrySet()) {
+                TurnContext context = TurnContext.of(sql, scope, turn.getValue(), turn.getKey(), times.get(turn.getKey()));
                 if (!context.isEmpty()) {
-                    out.put(turn.sequence(), context);
+                    out.put(turn.getKey(), context);
                 }
             }
             return out;

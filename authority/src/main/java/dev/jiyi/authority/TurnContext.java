@@ -1,8 +1,10 @@
 package dev.jiyi.authority;
 
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -54,33 +56,34 @@ public record TurnContext(List<Long> near, List<Long> far) {
 
     /** The context of {@code turn} in the state {@code sql} reads. */
     public static TurnContext of(Sql sql, Event turn) throws SQLException {
-        if (!isTurn(turn)) {
-            return NONE;
-        }
+        return isTurn(turn) ? of(sql, turn.scope(), turn.sessionId(), turn.sequence(), turn.occurredAt()) : NONE;
+    }
+
+    /**
+     * The context of the conversation turn with {@code sequence} in {@code sessionId} of
+     * {@code scope}, which occurred at {@code at}; reads only the neighbours' sequences and times.
+     */
+    static TurnContext of(Sql sql, Scope scope, String sessionId, long sequence, Instant at) throws SQLException {
         List<Long> near = new ArrayList<>(2);
         List<Long> far = new ArrayList<>(2);
         for (boolean before : new boolean[] {true, false}) {
-            List<Event> side = side(sql, turn, before);
-            for (int i = 0; i < side.size(); i++) {
-                Event e = side.get(i);
-                if (Duration.between(e.occurredAt(), turn.occurredAt()).abs().compareTo(GAP) <= 0) {
-                    (i == 0 ? near : far).add(e.sequence());
+            PreparedStatement ps = sql.prepare("SELECT sequence, occurred_at FROM events INDEXED BY events_scope_session "
+                    + "WHERE persona_id = ? AND project_id = ? AND session_id = ? AND sequence " + (before ? "<" : ">")
+                    + " ? AND category = 'conversation' ORDER BY sequence " + (before ? "DESC" : "ASC")
+                    + " LIMIT " + REACH);
+            ps.setString(1, scope.personaId());
+            ps.setString(2, scope.projectId());
+            ps.setString(3, sessionId);
+            ps.setLong(4, sequence);
+            try (ResultSet rs = ps.executeQuery()) {
+                for (int i = 0; rs.next(); i++) {
+                    Instant when = Times.read(rs.getString(2));
+                    if (Duration.between(when, at).abs().compareTo(GAP) <= 0) {
+                        (i == 0 ? near : far).add(rs.getLong(1));
+                    }
                 }
             }
         }
         return new TurnContext(near, far);
-    }
-
-    /** Up to {@link #REACH} conversation events of the turn's session before (or after) it, nearest first. */
-    private static List<Event> side(Sql sql, Event turn, boolean before) throws SQLException {
-        PreparedStatement ps = sql.prepare("SELECT " + Rows.EVENT_COLUMNS + " FROM events INDEXED BY events_scope_session "
-                + "WHERE persona_id = ? AND project_id = ? AND session_id = ? AND sequence " + (before ? "<" : ">")
-                + " ? AND category = 'conversation' ORDER BY sequence " + (before ? "DESC" : "ASC")
-                + " LIMIT " + REACH);
-        ps.setString(1, turn.scope().personaId());
-        ps.setString(2, turn.scope().projectId());
-        ps.setString(3, turn.sessionId());
-        ps.setLong(4, turn.sequence());
-        return Sql.list(ps, Rows::event);
     }
 }
