@@ -49,16 +49,6 @@ public record TurnContext(List<Long> near, List<Long> far) {
         return near.isEmpty() && far.isEmpty();
     }
 
-    /** Whether an event takes part in conversation context at all. */
-    public static boolean isTurn(Event e) {
-        return e.category() == Category.CONVERSATION;
-    }
-
-    /** The context of {@code turn} in the state {@code sql} reads. */
-    public static TurnContext of(Sql sql, Event turn) throws SQLException {
-        return isTurn(turn) ? of(sql, turn.scope(), turn.sessionId(), turn.sequence(), turn.occurredAt()) : NONE;
-    }
-
     /**
      * The context of the conversation turn with {@code sequence} in {@code sessionId} of
      * {@code scope}, which occurred at {@code at}; reads only the neighbours' sequences and times.

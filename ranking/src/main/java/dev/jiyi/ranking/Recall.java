@@ -250,7 +250,7 @@ public final class Recall {
         }
 
         // Lexical evidence per memory row: its own match, or a (discounted) match on its source event;
-        // beside it, the match of its source event's conversation context.
+        // beside it, the match its source event is lent by the turns around it (conversation context).
         Map<Long, Double> lexical = new HashMap<>(matches.memories());
         Map<Long, Evidence> via = new HashMap<>();
         for (Long row : lexical.keySet()) {

@@ -188,7 +188,7 @@ class RecallPrecisionTest extends RecallFixture {
     }
 
     @Test
-    @DisplayName("R4 conversation context: a turn is found through the turns around it (near and far, before and after, Chinese and English), never through a reference, another session or a turn an hour away")
+    @DisplayName("R4 conversation context: a turn is found through the turns around it (near and far, before and after, Chinese and English), never through a reference or a turn an hour away")
     void contextField() {
         everyday();
         Instant t = NOW.minus(Duration.ofDays(5));
@@ -215,8 +215,8 @@ class RecallPrecisionTest extends RecallFixture {
         // English words lend context to Chinese turns too.
         RecallResult food = query("food");
         assertThat(ids(food)).contains(turns.get(1).id(), turns.get(3).id());
-        // The turns before the matching one are found through its match at query time (the indexes
-        // keep only the context that looks back), the one just before above the one before that.
+        // The turns before the matching one are found through its match too, the one just before
+        // above the one before that.
         RecalledItem justBefore = item(food, turns.get(1).id());
         RecalledItem twoBefore = item(food, turns.get(0).id());
         assertThat(justBefore.evidence()).isEqualTo(Evidence.ADJACENT_TURN);
