@@ -801,6 +801,46 @@ public abstract class RecallIndexContract {
     }
 
     @Test
+    @DisplayName("R11 a row's score is its text's alone: the same text scores the same in a small scope and in a large one")
+    void scopeSizeDoesNotScore() {
+        // Two scopes hold the same two texts; BOB_WORK also holds many rows that share no word with
+        // the query. The query's terms are as rare in both, so the texts must score alike. An index
+        // that counted its scope filter as a matched term would favour the small scope's rows (its
+        // filter is rarer there), and short rows most, whatever they say.
+        String shortText = "咖啡 coffee";
+        String longText = "今天在公司开了会，讨论了预算和招聘，会后喝了一杯咖啡 then a long walk with a cup of coffee";
+        Memory smallShort = remember(ALICE_WORK, shortText);
+        Memory smallLong = remember(ALICE_WORK, longText);
+        Memory largeShort = remember(BOB_WORK, shortText);
+        Memory largeLong = remember(BOB_WORK, longText);
+        Event smallEvent = say(ALICE_WORK, shortText);
+        Event largeEvent = say(BOB_WORK, shortText);
+        for (int i = 0; i < 40; i++) {
+            remember(BOB_WORK, "天气晴朗 sunny weather walk number " + i);
+        }
+        for (String query : List.of("咖啡 coffee", "coffee", "喝咖啡")) {
+            Map<Long, Double> small = scores(memories(query, Eligibility.current(ALICE_WORK, NOW), ALL));
+            Map<Long, Double> large = scores(memories(query, Eligibility.current(BOB_WORK, NOW), ALL));
+            assertThat(small.get(smallShort.rowId())).as("short memory for %s", query)
+                    .isCloseTo(large.get(largeShort.rowId()), org.assertj.core.data.Offset.offset(1e-9));
+            assertThat(small.get(smallLong.rowId())).as("long memory for %s", query)
+                    .isCloseTo(large.get(largeLong.rowId()), org.assertj.core.data.Offset.offset(1e-9));
+            Map<Long, Double> smallEvents = scores(events(query, ALICE_WORK, ALL));
+            Map<Long, Double> largeEvents = scores(events(query, BOB_WORK, ALL));
+            assertThat(smallEvents.get(smallEvent.sequence())).as("short event for %s", query)
+                    .isCloseTo(largeEvents.get(largeEvent.sequence()), org.assertj.core.data.Offset.offset(1e-9));
+        }
+    }
+
+    private static Map<Long, Double> scores(List<Candidate> candidates) {
+        Map<Long, Double> out = new HashMap<>();
+        for (Candidate c : candidates) {
+            out.put(c.rowId(), c.score());
+        }
+        return out;
+    }
+
+    @Test
     @DisplayName("L3 vectors: most similar first, equal similarities newest row first, k respected, k 0 returns nothing")
     void vectorOrder() {
         float[] q = unit(1, 0, 0, 0);

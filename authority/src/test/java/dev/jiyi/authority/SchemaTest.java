@@ -122,14 +122,14 @@ class SchemaTest {
     // ------------------------------------------------------------------ O2
 
     @Test
-    @DisplayName("O2 a fresh file gets user_version 9 and every table, including the FTS tables (in secure-delete mode), capture cursors, index state and extractions")
+    @DisplayName("O2 a fresh file gets user_version 10 and every table, including the FTS tables (in secure-delete mode, the scope in a column BM25 weighs 0), capture cursors, index state and extractions")
     void freshFile() throws Exception {
         try (Authority a = open(dir)) {
-            assertThat(a.doctor().schemaVersion()).isEqualTo(9);
+            assertThat(a.doctor().schemaVersion()).isEqualTo(10);
         }
-        assertThat(Database.SCHEMA_VERSION).isEqualTo(9);
+        assertThat(Database.SCHEMA_VERSION).isEqualTo(10);
         try (Connection c = raw(dbFile(dir))) {
-            assertThat(pragma(c, "user_version")).isEqualTo("9");
+            assertThat(pragma(c, "user_version")).isEqualTo("10");
         }
         List<String> tables = strings(dbFile(dir), "SELECT name FROM sqlite_master WHERE type = 'table'");
         assertThat(tables).containsAll(ALL_TABLES);
@@ -138,6 +138,11 @@ class SchemaTest {
         // FTS5 secure-delete mode (migration 4): a deleted row's entries leave the index pages at once.
         assertThat(strings(dbFile(dir), "SELECT v FROM memories_fts_config WHERE k = 'secure-delete'")).containsExactly("1");
         assertThat(strings(dbFile(dir), "SELECT v FROM events_fts_config WHERE k = 'secure-delete'")).containsExactly("1");
+        // Migration 10: the scope token in a column of its own, which the rank function does not score.
+        assertThat(strings(dbFile(dir), "SELECT sql FROM sqlite_master WHERE name IN ('memories_fts', 'events_fts')"))
+                .allSatisfy(sql -> assertThat(sql).contains("tokens, scope"));
+        assertThat(strings(dbFile(dir), "SELECT v FROM memories_fts_config WHERE k = 'rank'")).containsExactly("bm25(1.0, 0.0)");
+        assertThat(strings(dbFile(dir), "SELECT v FROM events_fts_config WHERE k = 'rank'")).containsExactly("bm25(1.0, 0.0)");
         assertThat(tables).as("migration 9").noneMatch(t -> t.startsWith("context_fts"));
         assertThat(strings(dbFile(dir), "SELECT name FROM pragma_table_info('memories')")).contains("gist", "cue_keys");
         assertThat(strings(dbFile(dir), "SELECT name FROM sqlite_master WHERE type = 'index'"))
@@ -255,7 +260,7 @@ class SchemaTest {
                     .isEqualTo(moved.validity().validAt());
         }
         try (Connection c = raw(file)) {
-            assertThat(pragma(c, "user_version")).isEqualTo("9");
+            assertThat(pragma(c, "user_version")).isEqualTo("10");
         }
         assertThat(strings(file, "SELECT name FROM sqlite_master WHERE type = 'table'")).containsAll(ALL_TABLES);
     }

@@ -141,7 +141,7 @@ class TurnContextTest {
         assertThat(FileBytes.databaseFilesContaining(dir, marker)).as("precondition: the term is in the file").isNotEmpty();
 
         try (Authority a = open()) {
-            assertThat(a.doctor().schemaVersion()).isEqualTo(9);
+            assertThat(a.doctor().schemaVersion()).isEqualTo(Database.SCHEMA_VERSION);
             assertThat(a.doctor().tableCounts()).containsEntry("events", 2L);
         }
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file); Statement s = c.createStatement();

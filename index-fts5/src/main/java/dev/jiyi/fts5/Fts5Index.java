@@ -28,7 +28,12 @@ import java.util.Map;
 /**
  * The FTS5 index: {@code memories_fts} and {@code events_fts} rows written and removed inside the
  * authority's transactions, holding the analysis module's tokens (jieba index mode + CJK unigrams)
- * as space-separated text. Row IDs are {@code memories.seq} and {@code events.sequence}.
+ * as space-separated text in column {@code tokens}, and the row's scope token in column
+ * {@code scope}. Row IDs are {@code memories.seq} and {@code events.sequence}. Every search
+ * requires its scope's token, and each table's rank function ({@code bm25(1.0, 0.0)}, set by
+ * migration 10) gives the scope column weight 0: the scope filters, the text alone scores (R11). (A
+ * token among the text's would count as a matched term: as informative as a content word in an
+ * archive of several scopes, and worth most in short rows.)
  */
 public final class Fts5Index implements TransactionalIndex, LexicalIndex {
 
@@ -50,7 +55,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
      * to the analysis ({@link ChineseTokens#version()}, the JDK's Unicode tables included) or to the
      * row layout below changes this string, and the authority rebuilds the index before writing to it.
      */
-    public static final String VERSION = "fts5-secure-delete-1/" + ChineseTokens.version();
+    public static final String VERSION = "fts5-scope-column-1/" + ChineseTokens.version();
 
     @Override
     public String version() {
@@ -99,8 +104,8 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
 
     @Override
     public void eventAdded(Sql tx, Event event) throws SQLException {
-        write(tx, "INSERT INTO events_fts (rowid, tokens) VALUES (?, ?)", event.sequence(),
-                scopeToken(event.scope()) + " " + tokensAhead(event.text()));
+        write(tx, "INSERT INTO events_fts (rowid, scope, tokens) VALUES (?, ?, ?)", event.sequence(),
+                scopeToken(event.scope()), tokensAhead(event.text()));
     }
 
     /**
@@ -110,20 +115,20 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
      */
     @Override
     public void eventRemoved(Sql tx, Event event) throws SQLException {
-        write(tx, "INSERT INTO events_fts (events_fts, rowid, tokens) VALUES ('delete', ?, ?)", event.sequence(),
-                eventRow(event));
+        write(tx, "INSERT INTO events_fts (events_fts, rowid, scope, tokens) VALUES ('delete', ?, ?, ?)", event.sequence(),
+                scopeToken(event.scope()), contentTokens(event.text()));
     }
 
     @Override
     public void memoryAdded(Sql tx, Memory memory) throws SQLException {
-        write(tx, "INSERT INTO memories_fts (rowid, tokens) VALUES (?, ?)", memory.rowId(),
-                scopeToken(memory.scope()) + " " + tokensAhead(memory.searchText()));
+        write(tx, "INSERT INTO memories_fts (rowid, scope, tokens) VALUES (?, ?, ?)", memory.rowId(),
+                scopeToken(memory.scope()), tokensAhead(memory.searchText()));
     }
 
     @Override
     public void memoryRemoved(Sql tx, Memory memory) throws SQLException {
-        write(tx, "INSERT INTO memories_fts (memories_fts, rowid, tokens) VALUES ('delete', ?, ?)", memory.rowId(),
-                memoryRow(memory));
+        write(tx, "INSERT INTO memories_fts (memories_fts, rowid, scope, tokens) VALUES ('delete', ?, ?, ?)", memory.rowId(),
+                scopeToken(memory.scope()), contentTokens(memory.searchText()));
     }
 
     /** The tokens of a text, from {@link #analyzeAhead} when it got the text, else computed now. */
@@ -265,21 +270,21 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
      * an earlier merge), so a placeholder row makes a second segment first and is deleted after.
      */
     private static void mergeIntoOneSegment(Sql tx, String table) throws SQLException {
-        tx.execute("INSERT INTO " + table + " (rowid, tokens) VALUES (0, '" + MERGE_PLACEHOLDER + "')");
+        tx.execute("INSERT INTO " + table + " (rowid, scope, tokens) VALUES (0, '', '" + MERGE_PLACEHOLDER + "')");
         tx.execute("INSERT INTO " + table + " (" + table + ") VALUES ('optimize')");
-        tx.execute("INSERT INTO " + table + " (" + table + ", rowid, tokens) VALUES ('delete', 0, '"
+        tx.execute("INSERT INTO " + table + " (" + table + ", rowid, scope, tokens) VALUES ('delete', 0, '', '"
                 + MERGE_PLACEHOLDER + "')");
     }
 
     /** The one term of the placeholder row (rowid 0, which no event or memory has) that forces a merge. */
     private static final String MERGE_PLACEHOLDER = "jiyimergeplaceholder";
 
-    /** An event's FTS5 row: its scope token, then the tokens of its text. */
+    /** An event's FTS5 row as schemas 3 to 9 stored it (one column): its scope token, then its text's tokens. */
     static String eventRow(Event event) {
         return scopeToken(event.scope()) + " " + contentTokens(event.text());
     }
 
-    /** A memory's FTS5 row: its scope token, then the tokens of what it is found by. */
+    /** A memory's FTS5 row as schemas 3 to 9 stored it: its scope token, then the tokens of what it is found by. */
     static String memoryRow(Memory memory) {
         return scopeToken(memory.scope()) + " " + contentTokens(memory.searchText());
     }
@@ -328,7 +333,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
             // below them all (the order is total: score, then row). So are all the eligible ones when
             // FTS5 had no more matches. Otherwise the filter runs inside the search (L4).
             int probe = limit > Integer.MAX_VALUE / 2 ? limit : 2 * limit;
-            PreparedStatement ps = snapshot.sql().prepare("SELECT rowid, bm25(memories_fts) FROM memories_fts "
+            PreparedStatement ps = snapshot.sql().prepare("SELECT rowid, rank FROM memories_fts "
                     + "WHERE memories_fts MATCH ? ORDER BY rank, rowid DESC LIMIT ?");
             ps.setString(1, match(filter.scope(), terms));
             ps.setInt(2, probe);
@@ -374,10 +379,10 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
      */
     private static List<Candidate> filteredSearch(Snapshot snapshot, String terms, Eligibility filter, int limit)
             throws SQLException {
-        PreparedStatement ps = snapshot.sql().prepare("SELECT f.rowid, bm25(memories_fts) FROM memories_fts f "
+        PreparedStatement ps = snapshot.sql().prepare("SELECT f.rowid, f.rank FROM memories_fts f "
                 + "CROSS JOIN memories m INDEXED BY memories_scope_seq ON m.persona_id = ? AND m.project_id = ? "
                 + "AND m.seq = f.rowid WHERE memories_fts MATCH ? AND " + Sql.eligible("m", filter)
-                + " ORDER BY bm25(memories_fts), f.rowid DESC LIMIT ?");
+                + " ORDER BY f.rank, f.rowid DESC LIMIT ?");
         ps.setString(1, filter.scope().personaId());
         ps.setString(2, filter.scope().projectId());
         ps.setString(3, match(filter.scope(), terms));
@@ -393,7 +398,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
             return List.of();
         }
         try {
-            PreparedStatement ps = snapshot.sql().prepare("SELECT rowid, bm25(events_fts) FROM events_fts "
+            PreparedStatement ps = snapshot.sql().prepare("SELECT rowid, rank FROM events_fts "
                     + "WHERE events_fts MATCH ? ORDER BY rank, rowid DESC LIMIT ?");
             ps.setString(1, match(scope, literal(searched)));
             ps.setInt(2, limit);
@@ -417,7 +422,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
             String terms = literal(words);
             List<Candidate> memory = coverage(bestMemories(snapshot, terms, filter, 1),
                     ideal(snapshot, "memories_fts", "SELECT max(seq) FROM memories", words));
-            PreparedStatement ps = snapshot.sql().prepare("SELECT rowid, bm25(events_fts) FROM events_fts "
+            PreparedStatement ps = snapshot.sql().prepare("SELECT rowid, rank FROM events_fts "
                     + "WHERE events_fts MATCH ? ORDER BY rank, rowid DESC LIMIT 1");
             ps.setString(1, match(filter.scope(), terms));
             List<Candidate> event = coverage(candidates(ps),
@@ -503,14 +508,14 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         }
     }
 
-    /** The scope's rows (by their scope token) that have any of the terms. */
+    /** The scope's rows (by the scope token in their scope column) that have any of the terms in their text. */
     private static String match(Scope scope, String terms) {
-        return '"' + scopeToken(scope) + "\" AND (" + terms + ")";
+        return "scope : \"" + scopeToken(scope) + "\" AND tokens : (" + terms + ")";
     }
 
     /**
-     * BM25 (k1 1.2, b 0.75); FTS5's bm25() is negative, so it is negated. Equal scores go to the
-     * newer row: of two versions of the same text (a fact timeline), the later one is the one more
+     * BM25 of the text column (k1 1.2, b 0.75: the table's rank); FTS5's is negative, so it is
+     * negated. Equal scores go to the newer row: of two versions of the same text (a fact timeline), the later one is the one more
      * likely to be current.
      */
     private static List<Candidate> candidates(PreparedStatement ps) throws SQLException {
@@ -573,10 +578,11 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         return String.join(" OR ", quoted);
     }
 
-    private static void write(Sql tx, String sql, long rowId, String tokens) throws SQLException {
+    private static void write(Sql tx, String sql, long rowId, String scope, String tokens) throws SQLException {
         PreparedStatement ps = tx.prepare(sql);
         ps.setLong(1, rowId);
-        ps.setString(2, tokens);
+        ps.setString(2, scope);
+        ps.setString(3, tokens);
         ps.executeUpdate();
     }
 }

@@ -173,6 +173,59 @@ class Fts5RebuildTest {
     }
 
     @Test
+    @DisplayName("O2 R11 a schema-9 archive migrates to 10: the scope token gets a column BM25 gives weight 0, "
+            + "the tables are refilled from the stored text and still delete in place")
+    void schema9Migrates() throws SQLException {
+        Fts5Index index = new Fts5Index();
+        try (Authority a = Authority.open(db(), List.of(index))) {
+            fill(a);
+        }
+        // The file as schema 9 left it: one column, the scope token first among the text's tokens.
+        try (Connection c = sql(); Statement s = c.createStatement()) {
+            s.execute("DROP TABLE memories_fts");
+            s.execute("DROP TABLE events_fts");
+            for (String table : List.of("memories_fts", "events_fts")) {
+                s.execute("CREATE VIRTUAL TABLE " + table + " USING fts5(tokens, content = '', tokenize = 'ascii')");
+                s.execute("INSERT INTO " + table + " (" + table + ", rank) VALUES ('secure-delete', 1)");
+            }
+            try (Authority a = Authority.open(db(), List.of())) {
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO events_fts (rowid, tokens) VALUES (?, ?)")) {
+                    for (var e : a.events(scope, 0, 100)) {
+                        ps.setLong(1, e.sequence());
+                        ps.setString(2, Fts5Index.eventRow(e));
+                        ps.executeUpdate();
+                    }
+                }
+            }
+            s.execute("UPDATE index_state SET version = 'fts5-secure-delete-1/analysis-1' WHERE name = 'fts5'");
+            s.execute("PRAGMA user_version = 9");
+        }
+
+        try (Authority a = Authority.open(db(), List.of(index))) {
+            assertThat(a.doctor().schemaVersion()).isEqualTo(dev.jiyi.authority.Database.SCHEMA_VERSION);
+            for (String table : List.of("memories_fts", "events_fts")) {
+                assertThat(text("SELECT sql FROM sqlite_master WHERE name = '" + table + "'")).contains("tokens, scope");
+                assertThat(text("SELECT v FROM " + table + "_config WHERE k = 'rank'")).isEqualTo("bm25(1.0, 0.0)");
+                assertThat(text("SELECT v FROM " + table + "_config WHERE k = 'secure-delete'")).isEqualTo("1");
+            }
+            assertThat(text("SELECT version FROM index_state WHERE name = 'fts5'")).isEqualTo(Fts5Index.VERSION);
+            assertThat(count("SELECT count(*) FROM memories_fts")).isEqualTo(4);
+            assertThat(count("SELECT count(*) FROM events_fts")).isEqualTo(4);
+            assertThat(find(a, index, "龙井")).hasSize(1);
+            assertThat(find(a, index, "cat mochi")).hasSize(1);
+            assertThat(a.eventCandidates(index, scope, "红叶 maple", 10)).hasSize(1);
+
+            a.deleteEvent(scope, "e3");
+            assertThat(find(a, index, "xylophonequartz")).isEmpty();
+            for (String table : List.of("memories_fts_data", "events_fts_data")) {
+                assertThat(count("SELECT count(*) FROM " + table + " WHERE instr(block, CAST('xylophonequartz' AS BLOB)) > 0"))
+                        .as("%s still holds the deleted term", table).isZero();
+            }
+            assertThat(a.doctor().healthy()).isTrue();
+        }
+    }
+
+    @Test
     @DisplayName("O2 a stale index version is rebuilt once on open (same rows, no duplicates); a current one is left alone")
     void staleVersionRebuilt() throws SQLException {
         Fts5Index index = new Fts5Index();
