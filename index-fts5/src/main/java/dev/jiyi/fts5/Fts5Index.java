@@ -31,7 +31,7 @@ import java.util.Map;
  * as space-separated text in column {@code tokens}, and the row's scope token in column
  * {@code scope}. Row IDs are {@code memories.seq} and {@code events.sequence}. Every search
  * requires its scope's token, and each table's rank function ({@code bm25(1.0, 0.0)}, set by
- * migration 10) gives the scope column weight 0: the scope filters, the text alone scores (R11). (A
+ * migration 10) gives the scope column weight 0: the scope filters, the text's terms score (R11). (A
  * token among the text's would count as a matched term: as informative as a content word in an
  * archive of several scopes, and worth most in short rows.)
  */
@@ -514,8 +514,8 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     }
 
     /**
-     * BM25 of the text column (k1 1.2, b 0.75: the table's rank); FTS5's is negative, so it is
-     * negated. Equal scores go to the newer row: of two versions of the same text (a fact timeline), the later one is the one more
+     * BM25 of the text column's terms (k1 1.2, b 0.75: the table's rank; a row's length counts its one
+     * scope token too); FTS5's is negative, so it is negated. Equal scores go to the newer row: of two versions of the same text (a fact timeline), the later one is the one more
      * likely to be current.
      */
     private static List<Candidate> candidates(PreparedStatement ps) throws SQLException {

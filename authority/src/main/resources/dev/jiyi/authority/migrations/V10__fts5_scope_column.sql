@@ -5,9 +5,10 @@
 -- archive of several personas or projects it is as informative as a content word (a scope holding
 -- a tenth of the rows gives it an IDF of about 2), and, like any term, it scores more in short rows.
 -- Every search thus favoured short rows, whatever they said. Now the token is in a column of its own,
--- and each table's rank function gives that column weight 0: the filter is the same, the score is the
--- text's alone. The text comes first: FTS5 marks every position outside column 0 with its
--- column, so the one scope token per row carries that mark, not every word of the text.
+-- and each table's rank function gives that column weight 0: the filter is the same, only the text's
+-- terms score (the token still adds one to each row's length, alike for every row). The text comes
+-- first: FTS5 marks every position outside column 0 with its column, so the one scope token per row
+-- carries that mark, not every word of the text.
 --
 -- The tables are derived data. index_state loses their row, so the index that owns them
 -- (dev.jiyi.fts5.Fts5Index) rebuilds them from the authoritative text when the database is next
