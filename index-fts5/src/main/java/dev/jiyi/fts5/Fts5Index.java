@@ -279,16 +279,6 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     /** The one term of the placeholder row (rowid 0, which no event or memory has) that forces a merge. */
     private static final String MERGE_PLACEHOLDER = "jiyimergeplaceholder";
 
-    /** An event's FTS5 row as schemas 3 to 9 stored it (one column): its scope token, then its text's tokens. */
-    static String eventRow(Event event) {
-        return scopeToken(event.scope()) + " " + contentTokens(event.text());
-    }
-
-    /** A memory's FTS5 row as schemas 3 to 9 stored it: its scope token, then the tokens of what it is found by. */
-    static String memoryRow(Memory memory) {
-        return scopeToken(memory.scope()) + " " + contentTokens(memory.searchText());
-    }
-
     /**
      * The text's tokens, space-separated, without any that look like a scope token: user text
      * cannot put a row into another scope's filter (nor can a query name one, see literalQuery).

@@ -60,6 +60,11 @@ class Fts5RebuildTest {
         }
     }
 
+    /** A row as schemas 3 to 9 stored it in their one FTS5 column: the scope token, then the text's tokens. */
+    private static String oneColumnRow(Scope scope, String text) {
+        return Fts5Index.scopeToken(scope) + " " + Fts5Index.contentTokens(text);
+    }
+
     /** Fills an archive with events and memories (Chinese, English, mixed); returns the memories. */
     private List<Memory> fill(Authority a) {
         List<Memory> out = new ArrayList<>();
@@ -80,7 +85,7 @@ class Fts5RebuildTest {
         List<Long> eventIds = new ArrayList<>();
         for (var e : a.events(scope, 0, 100)) {
             eventIds.add(e.sequence());
-            eventRows.add(Fts5Index.eventRow(e));
+            eventRows.add(oneColumnRow(e.scope(), e.text()));
         }
         try (Connection c = sql(); Statement s = c.createStatement()) {
             s.execute("DROP TABLE memories_fts");
@@ -116,7 +121,7 @@ class Fts5RebuildTest {
                 try (PreparedStatement ps = c.prepareStatement("INSERT INTO memories_fts (rowid, tokens) VALUES (?, ?)")) {
                     for (int i = 0; i < ids.size(); i++) {
                         ps.setLong(1, rows.get(i)[0]);
-                        ps.setString(2, Fts5Index.memoryRow(a.memory(scope, ids.get(i)).orElseThrow()));
+                        ps.setString(2, oneColumnRow(scope, a.memory(scope, ids.get(i)).orElseThrow().searchText()));
                         ps.executeUpdate();
                     }
                 }
@@ -192,7 +197,7 @@ class Fts5RebuildTest {
                 try (PreparedStatement ps = c.prepareStatement("INSERT INTO events_fts (rowid, tokens) VALUES (?, ?)")) {
                     for (var e : a.events(scope, 0, 100)) {
                         ps.setLong(1, e.sequence());
-                        ps.setString(2, Fts5Index.eventRow(e));
+                        ps.setString(2, oneColumnRow(e.scope(), e.text()));
                         ps.executeUpdate();
                     }
                 }
