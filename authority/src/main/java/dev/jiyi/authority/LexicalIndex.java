@@ -22,6 +22,12 @@ import java.util.List;
  * informative words scores about 1 whatever the query; one that shares a single common character
  * with a long query scores near 0, however much better than the rest it is. Scores may exceed 1
  * (short rows, repeated terms).
+ *
+ * <p>BM25's statistics are the scope's own (R11): IDF counts the rows of the scope searched, not of
+ * the whole archive, so a scope ranks as it would in a home of its own, whatever other personas and
+ * projects share the file (a word one persona uses everywhere is common there, however rare in the
+ * file). Only the average row length is the archive's. The contract test holds every
+ * implementation to it.
  */
 public interface LexicalIndex {
 
@@ -83,16 +89,19 @@ public interface LexicalIndex {
     }
 
     /**
-     * R6, R11: how much evidence the query has here at all: the best coverage, over the memories
-     * {@code filter} admits and the events of its scope, of the query's {@link #words} (BM25 over
-     * the words divided by their ideal). Recall answers a query lexically only when this reaches the
-     * minimum evidence; 0 when no row shares a word with it. In an archive of fewer than
-     * {@link #EVIDENCE_MIN_ROWS} rows, IDF cannot tell a common word from a rare one (in FTS5's BM25
-     * a word in half the rows weighs nothing), so the rule is off: positive infinity.
+     * R6, R11: how much evidence the query has here at all: the most of the query's {@link #words}
+     * that one row holds, over the memories {@code filter} admits and the events of its scope. A row
+     * holds the share of the ideal that its words make up: each word it holds counts its score in
+     * the ideal once (its IDF), however often it occurs and however short the row, since the
+     * question is whether the archive holds what the query asks about, not how well one row
+     * matches. Recall answers a query lexically only when this reaches the minimum evidence; 0 when
+     * no row shares a word with it. In a scope of fewer than {@link #EVIDENCE_MIN_ROWS} rows
+     * (memories and events), IDF cannot tell a common word from a rare one (in FTS5's BM25 a word in
+     * half the rows weighs nothing), so the rule is off: positive infinity.
      */
     double evidence(Snapshot snapshot, String query, Eligibility filter);
 
-    /** Rows an index needs before {@link #evidence} measures anything. */
+    /** Rows a scope needs before {@link #evidence} measures anything. */
     int EVIDENCE_MIN_ROWS = 50;
 
     private static boolean partOfWord(String term, java.util.Set<String> terms) {

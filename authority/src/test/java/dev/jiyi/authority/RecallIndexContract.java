@@ -801,35 +801,102 @@ public abstract class RecallIndexContract {
     }
 
     @Test
-    @DisplayName("R11 a row's score is its text's alone: the same text scores the same in a small scope and in a large one")
-    void scopeSizeDoesNotScore() {
-        // Two scopes hold the same two texts; BOB_WORK also holds many rows that share no word with
-        // the query. The query's terms are as rare in both, so the texts must score alike. An index
-        // that counted its scope filter as a matched term would favour the small scope's rows (its
-        // filter is rarer there), and short rows most, whatever they say.
-        String shortText = "咖啡 coffee";
-        String longText = "今天在公司开了会，讨论了预算和招聘，会后喝了一杯咖啡 then a long walk with a cup of coffee";
-        Memory smallShort = remember(ALICE_WORK, shortText);
-        Memory smallLong = remember(ALICE_WORK, longText);
-        Memory largeShort = remember(BOB_WORK, shortText);
-        Memory largeLong = remember(BOB_WORK, longText);
-        Event smallEvent = say(ALICE_WORK, shortText);
-        Event largeEvent = say(BOB_WORK, shortText);
-        for (int i = 0; i < 40; i++) {
+    @DisplayName("R11 a scope's scores are its own: the same rows score the same alone in the file and beside a larger scope that uses the query's words (Chinese, English, mixed)")
+    void scopeScoresAreItsOwn() {
+        // Every row has three words (plus the same prefix on events), in both scopes, so the average
+        // row length, the one statistic both indexes keep only for the whole file, is the same before
+        // and after BOB_WORK arrives. Counting IDF over the file would change ALICE_WORK's scores (BOB
+        // uses "coffee" and 咖啡 everywhere); so would a scope filter that scored as a matched term.
+        List<String> alice = List.of("coffee garden morning", "coffee bicycle evening", "tea garden river",
+                "piano lesson tuesday", "咖啡 garden 花园", "tea 咖啡 river");
+        for (String text : alice) {
+            remember(ALICE_WORK, text);
+        }
+        List<String> queries = List.of("coffee garden", "咖啡 花园", "piano tea river", "garden 咖啡 tuesday");
+        Map<String, Map<Long, Double>> aloneMemories = new HashMap<>();
+        Map<String, Map<Long, Double>> aloneEvents = new HashMap<>();
+        for (String query : queries) {
+            aloneMemories.put(query, scores(memories(query, Eligibility.current(ALICE_WORK, NOW), ALL)));
+            aloneEvents.put(query, scores(events(query, ALICE_WORK, ALL)));
+            assertThat(aloneMemories.get(query)).as("memories for %s", query).isNotEmpty();
+        }
+        String[] other = {"mountain", "window", "bridge", "harbour", "lantern", "meadow"};
+        for (int i = 0; i < 60; i++) {
+            remember(BOB_WORK, (i % 2 == 0 ? "coffee " : "咖啡 ") + other[i % other.length] + " "
+                    + other[(i / other.length) % other.length]);
+        }
+        for (String query : queries) {
+            Map<Long, Double> memories = scores(memories(query, Eligibility.current(ALICE_WORK, NOW), ALL));
+            Map<Long, Double> events = scores(events(query, ALICE_WORK, ALL));
+            assertThat(memories.keySet()).as("memories for %s", query).isEqualTo(aloneMemories.get(query).keySet());
+            assertThat(events.keySet()).as("events for %s", query).isEqualTo(aloneEvents.get(query).keySet());
+            for (Map.Entry<Long, Double> e : aloneMemories.get(query).entrySet()) {
+                assertThat(memories.get(e.getKey())).as("memory %d for %s", e.getKey(), query)
+                        .isCloseTo(e.getValue(), within(1e-6 * e.getValue()));
+            }
+            for (Map.Entry<Long, Double> e : aloneEvents.get(query).entrySet()) {
+                assertThat(events.get(e.getKey())).as("event %d for %s", e.getKey(), query)
+                        .isCloseTo(e.getValue(), within(1e-6 * e.getValue()));
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("R11 a word that a scope uses everywhere weighs little there, however rare in the file: Caroline 卡罗琳's guitar 吉他 is found by guitar")
+    void commonInTheScopeWeighsLittle() {
+        Memory guitar = remember(ALICE_WORK, "吉他 guitar lesson");
+        Event guitarSaid = say(ALICE_WORK, "吉他 guitar lesson");
+        for (int i = 0; i < 12; i++) {
+            remember(ALICE_WORK, "Caroline 卡罗琳 note " + i);
+        }
+        for (int i = 0; i < 60; i++) {
+            remember(BOB_WORK, "吉他 guitar practice " + i);
+        }
+        String query = "Caroline 卡罗琳 吉他 guitar";
+        // Over the file, guitar is in 61 of 73 memories and Caroline in 12: Caroline's notes would win.
+        assertThat(memories(query, Eligibility.current(ALICE_WORK, NOW), ALL).get(0).rowId()).isEqualTo(guitar.rowId());
+        assertThat(events(query, ALICE_WORK, ALL).get(0).rowId()).isEqualTo(guitarSaid.sequence());
+        // And in BOB_WORK, where guitar is everywhere, the score of a guitar row is far below ALICE's.
+        double inAlice = memories(query, Eligibility.current(ALICE_WORK, NOW), ALL).get(0).score();
+        double inBob = memories(query, Eligibility.current(BOB_WORK, NOW), ALL).get(0).score();
+        assertThat(inBob).isLessThan(inAlice / 2);
+    }
+
+    @Test
+    @DisplayName("R6 R11 evidence counts the query's words a row holds, not how short the row is: a one-word row and a long row holding the same word give the same evidence (English, Chinese)")
+    void evidenceCountsWordsHeld() {
+        for (Scope scope : List.of(ALICE_WORK, BOB_WORK)) {
+            for (int i = 0; i < 30; i++) {
+                remember(scope, "天气晴朗 sunny weather walk number " + i);
+            }
+        }
+        remember(ALICE_WORK, "kalman 卡尔曼");
+        remember(BOB_WORK, "kalman 卡尔曼 and then the long afternoon went on with tea, biscuits and 很多别的话题");
+        for (String query : List.of("How does a Kalman filter work?", "卡尔曼滤波器的原理是什么", "kalman 滤波 theory")) {
+            double shortRow = evidence(query, Eligibility.current(ALICE_WORK, NOW));
+            double longRow = evidence(query, Eligibility.current(BOB_WORK, NOW));
+            assertThat(shortRow).as("evidence of %s", query).isGreaterThan(0).isLessThanOrEqualTo(1.0 + 1e-9);
+            assertThat(shortRow).as("evidence of %s, short row against long row", query)
+                    .isCloseTo(longRow, within(1e-6));
+        }
+        assertThat(evidence("sunny weather walk", Eligibility.current(ALICE_WORK, NOW)))
+                .as("a row holding every word of the query").isCloseTo(1.0, within(1e-6));
+    }
+
+    @Test
+    @DisplayName("R6 the minimum-evidence rule counts the scope's rows: a scope of a few rows is off the rule, however large the file")
+    void evidenceRuleCountsTheScope() {
+        for (int i = 0; i < 80; i++) {
             remember(BOB_WORK, "天气晴朗 sunny weather walk number " + i);
         }
-        for (String query : List.of("咖啡 coffee", "coffee", "喝咖啡")) {
-            Map<Long, Double> small = scores(memories(query, Eligibility.current(ALICE_WORK, NOW), ALL));
-            Map<Long, Double> large = scores(memories(query, Eligibility.current(BOB_WORK, NOW), ALL));
-            assertThat(small.get(smallShort.rowId())).as("short memory for %s", query)
-                    .isCloseTo(large.get(largeShort.rowId()), org.assertj.core.data.Offset.offset(1e-9));
-            assertThat(small.get(smallLong.rowId())).as("long memory for %s", query)
-                    .isCloseTo(large.get(largeLong.rowId()), org.assertj.core.data.Offset.offset(1e-9));
-            Map<Long, Double> smallEvents = scores(events(query, ALICE_WORK, ALL));
-            Map<Long, Double> largeEvents = scores(events(query, BOB_WORK, ALL));
-            assertThat(smallEvents.get(smallEvent.sequence())).as("short event for %s", query)
-                    .isCloseTo(largeEvents.get(largeEvent.sequence()), org.assertj.core.data.Offset.offset(1e-9));
-        }
+        remember(CJK_SCOPE, "我最近在学弹吉他 guitar");
+        assertThat(evidence("吉他 lessons", Eligibility.current(CJK_SCOPE, NOW))).isInfinite();
+        assertThat(evidence("sunny lessons", Eligibility.current(BOB_WORK, NOW))).isFinite().isGreaterThan(0);
+    }
+
+    private double evidence(String query, Eligibility filter) {
+        caughtUp(authority);
+        return authority.read(s -> s.evidence(index.lexical(), query, filter));
     }
 
     private static Map<Long, Double> scores(List<Candidate> candidates) {

@@ -308,11 +308,78 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
             return List.of();
         }
         try {
+            ScopedBm25 own = scoped(snapshot, MEMORIES, filter.scope());
+            if (!own.alone()) {
+                return coverage(eligibleBest(snapshot, own.ranked(searched), filter, limit), own.ideal(searched));
+            }
             return coverage(bestMemories(snapshot, literal(searched), filter, limit),
                     ideal(snapshot, "memories_fts", "SELECT max(seq) FROM memories", searched));
         } catch (SQLException e) {
             throw new StorageException("finding memory candidates", e);
         }
+    }
+
+    private static final String MEMORIES = "memories";
+    private static final String EVENTS = "events";
+
+    /**
+     * Per read (snapshot), table and scope: the scope's own BM25, kept for the rest of the read so
+     * that the views of a dialogue and the evidence share its per-term searches. Weak keys: an entry
+     * lives as long as its read.
+     */
+    private final Map<Snapshot, Map<String, ScopedBm25>> perRead =
+            java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+
+    /**
+     * The scope's own BM25 over {@code table} ({@link ScopedBm25}). Where no other scope has rows in
+     * the table ({@link ScopedBm25#alone}), FTS5's statistics are the scope's, and searches rank with
+     * FTS5's own OR'ed search.
+     */
+    private ScopedBm25 scoped(Snapshot snapshot, String table, Scope scope) throws SQLException {
+        Map<String, ScopedBm25> read = perRead.computeIfAbsent(snapshot, s -> new HashMap<>());
+        String key = table + '\u0000' + scope.personaId() + '\u0000' + scope.projectId();
+        ScopedBm25 own = read.get(key);
+        if (own == null) {
+            own = new ScopedBm25(snapshot.sql(), table + "_fts", scopeToken(scope), alone(snapshot, table, scope));
+            read.put(key, own);
+        }
+        return own;
+    }
+
+    /**
+     * Whether every row of the authority's {@code table} (so of its FTS5 table) is the scope's: the
+     * first and the last scope in the table's scope index are both this one (two index seeks).
+     */
+    private static boolean alone(Snapshot snapshot, String table, Scope scope) throws SQLException {
+        for (String order : List.of("", " DESC")) {
+            PreparedStatement ps = snapshot.sql().prepare("SELECT persona_id, project_id FROM " + table
+                    + " ORDER BY persona_id" + order + ", project_id" + order + " LIMIT 1");
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next() && !(rs.getString(1).equals(scope.personaId()) && rs.getString(2).equals(scope.projectId()))) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The first {@code limit} of {@code ranked} whose memories {@code filter} admits, read from the
+     * covering index a slice at a time.
+     */
+    private static List<Candidate> eligibleBest(Snapshot snapshot, List<Candidate> ranked, Eligibility filter, int limit)
+            throws SQLException {
+        List<Candidate> out = new ArrayList<>(Math.min(limit, ranked.size()));
+        int slice = Math.max(64, limit > Integer.MAX_VALUE / 2 ? limit : 2 * limit);
+        for (int from = 0; from < ranked.size() && out.size() < limit; from += slice) {
+            for (Candidate c : eligibleOnly(snapshot, ranked.subList(from, Math.min(ranked.size(), from + slice)), filter)) {
+                if (out.size() == limit) {
+                    break;
+                }
+                out.add(c);
+            }
+        }
+        return out;
     }
 
     private List<Candidate> bestMemories(Snapshot snapshot, String terms, Eligibility filter, int limit) {
@@ -388,6 +455,11 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
             return List.of();
         }
         try {
+            ScopedBm25 own = scoped(snapshot, EVENTS, scope);
+            if (!own.alone()) {
+                List<Candidate> ranked = own.ranked(searched);
+                return coverage(ranked.subList(0, Math.min(limit, ranked.size())), own.ideal(searched));
+            }
             PreparedStatement ps = snapshot.sql().prepare("SELECT rowid, rank FROM events_fts "
                     + "WHERE events_fts MATCH ? ORDER BY rank, rowid DESC LIMIT ?");
             ps.setString(1, match(scope, literal(searched)));
@@ -405,24 +477,18 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
             return 0;
         }
         try {
-            if (rows(snapshot, "SELECT max(seq) FROM memories") + rows(snapshot, "SELECT max(sequence) FROM events")
-                    < EVIDENCE_MIN_ROWS) {
+            ScopedBm25 memories = scoped(snapshot, MEMORIES, filter.scope());
+            ScopedBm25 events = scoped(snapshot, EVENTS, filter.scope());
+            if (memories.scopeRows() + events.scopeRows() < EVIDENCE_MIN_ROWS) {
                 return Double.POSITIVE_INFINITY;
             }
-            String terms = literal(words);
-            List<Candidate> memory = coverage(bestMemories(snapshot, terms, filter, 1),
-                    ideal(snapshot, "memories_fts", "SELECT max(seq) FROM memories", words));
-            PreparedStatement ps = snapshot.sql().prepare("SELECT rowid, rank FROM events_fts "
-                    + "WHERE events_fts MATCH ? ORDER BY rank, rowid DESC LIMIT 1");
-            ps.setString(1, match(filter.scope(), terms));
-            List<Candidate> event = coverage(candidates(ps),
-                    ideal(snapshot, "events_fts", "SELECT max(sequence) FROM events", words));
             double best = 0;
-            for (Candidate c : memory) {
-                best = Math.max(best, c.score());
+            for (Candidate c : eligibleBest(snapshot, memories.held(words), filter, 1)) {
+                best = Math.max(best, c.score() / memories.ideal(words));
             }
-            for (Candidate c : event) {
-                best = Math.max(best, c.score());
+            List<Candidate> held = events.held(words);
+            if (!held.isEmpty()) {
+                best = Math.max(best, held.get(0).score() / events.ideal(words));
             }
             return best;
         } catch (SQLException e) {

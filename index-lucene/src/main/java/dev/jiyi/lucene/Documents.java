@@ -14,6 +14,7 @@ import org.apache.lucene.document.LongField;
 import org.apache.lucene.document.SortedDocValuesField;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.index.IndexOptions;
+import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.BooleanClause;
@@ -23,6 +24,7 @@ import org.apache.lucene.search.Query;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.util.BytesRef;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -173,6 +175,18 @@ final class Documents {
     /** The raw events of a scope. */
     static Query events(Scope scope) {
         return inPool(EVENT + '\u0000' + scope(scope));
+    }
+
+    /**
+     * How many documents of {@code field}'s type the scope has (deleted ones not yet merged away
+     * included, as Lucene's own statistics count them): the events of its pool, or its live and
+     * revoked memories.
+     */
+    static long scopeDocuments(IndexReader reader, String field, Scope scope) throws IOException {
+        if (field.equals(EVENT_TEXT)) {
+            return reader.docFreq(new Term(POOL, EVENT + '\u0000' + scope(scope)));
+        }
+        return reader.docFreq(new Term(POOL, livePool(scope, true))) + reader.docFreq(new Term(POOL, livePool(scope, false)));
     }
 
     /** Persona and project, separated by a character neither may contain. */

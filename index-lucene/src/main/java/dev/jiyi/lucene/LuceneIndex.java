@@ -32,11 +32,14 @@ import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.index.SortedNumericDocValues;
+import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.index.TieredMergePolicy;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.BoostQuery;
 import org.apache.lucene.search.CollectionStatistics;
+import org.apache.lucene.search.ConstantScoreQuery;
 import org.apache.lucene.search.FieldDoc;
 import org.apache.lucene.search.FieldExistsQuery;
 import org.apache.lucene.search.IndexSearcher;
@@ -726,7 +729,7 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
         follow(snapshot);
         Query q = new BooleanQuery.Builder().add(terms(Documents.MEMORY_TEXT, phrases), BooleanClause.Occur.MUST)
                 .add(Documents.eligible(filter), BooleanClause.Occur.FILTER).build();
-        return ranked(q, Documents.MEMORY_TEXT, phrases, limit);
+        return ranked(q, Documents.MEMORY_TEXT, filter.scope(), phrases, limit);
     }
 
     @Override
@@ -747,7 +750,9 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
         try {
             IndexSearcher searcher = searchers.acquire();
             try {
-                if (searcher.getIndexReader().numDocs() < EVIDENCE_MIN_ROWS) {
+                IndexReader reader = searcher.getIndexReader();
+                if (Documents.scopeDocuments(reader, Documents.MEMORY_TEXT, filter.scope())
+                        + Documents.scopeDocuments(reader, Documents.EVENT_TEXT, filter.scope()) < EVIDENCE_MIN_ROWS) {
                     return Double.POSITIVE_INFINITY; // too few documents for IDF to mean anything (LexicalIndex)
                 }
             } finally {
@@ -756,18 +761,8 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
         } catch (IOException e) {
             throw new StorageException("searching the Lucene index", e);
         }
-        Query memories = new BooleanQuery.Builder().add(terms(Documents.MEMORY_TEXT, words), BooleanClause.Occur.MUST)
-                .add(Documents.eligible(filter), BooleanClause.Occur.FILTER).build();
-        Query events = new BooleanQuery.Builder().add(terms(Documents.EVENT_TEXT, words), BooleanClause.Occur.MUST)
-                .add(Documents.events(filter.scope()), BooleanClause.Occur.FILTER).build();
-        double best = 0;
-        for (Candidate c : ranked(memories, Documents.MEMORY_TEXT, words, 1)) {
-            best = Math.max(best, c.score());
-        }
-        for (Candidate c : ranked(events, Documents.EVENT_TEXT, words, 1)) {
-            best = Math.max(best, c.score());
-        }
-        return best;
+        return Math.max(held(Documents.MEMORY_TEXT, filter.scope(), words, Documents.eligible(filter)),
+                held(Documents.EVENT_TEXT, filter.scope(), words, Documents.events(filter.scope())));
     }
 
     @Override
@@ -779,7 +774,7 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
         follow(snapshot);
         Query q = new BooleanQuery.Builder().add(terms(Documents.EVENT_TEXT, phrases), BooleanClause.Occur.MUST)
                 .add(Documents.events(scope), BooleanClause.Occur.FILTER).build();
-        return ranked(q, Documents.EVENT_TEXT, phrases, limit);
+        return ranked(q, Documents.EVENT_TEXT, scope, phrases, limit);
     }
 
     /**
@@ -802,11 +797,13 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
     /**
      * The best {@code limit} by BM25, equal scores newest row first, the filter inside the query (L4);
      * each score divided by the query's ideal over {@code field} in the same view ({@link #ideal}).
+     * Both count the statistics of {@code scope} ({@link ScopedSearcher}).
      */
-    private List<Candidate> ranked(Query query, String field, List<List<String>> phrases, int limit) {
+    private List<Candidate> ranked(Query query, String field, Scope scope, List<List<String>> phrases, int limit) {
         try {
-            IndexSearcher searcher = searchers.acquire();
+            IndexSearcher acquired = searchers.acquire();
             try {
+                IndexSearcher searcher = ScopedSearcher.of(acquired, field, scope);
                 double ideal = ideal(searcher, field, phrases);
                 TopFieldDocs top = searcher.search(query, limit, BEST_FIRST, true);
                 List<Candidate> out = new ArrayList<>(top.scoreDocs.length);
@@ -815,7 +812,7 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
                 }
                 return out;
             } finally {
-                searchers.release(searcher);
+                searchers.release(acquired);
             }
         } catch (IOException e) {
             throw new StorageException("searching the Lucene index", e);
@@ -830,15 +827,25 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
      * {@link LexicalIndex#IDEAL_TERMS} largest scores a document of average length earns holding a
      * term once, which in Lucene's BM25 is the term's IDF over {@code 1 + k1}, IDF being
      * {@code ln(1 + (N - n + 0.5) / (n + 0.5))} with N the documents that have the field and n those
-     * that hold the term (for a term of several pieces, searched as a phrase, the fewest of any
-     * piece). A term no document holds counts too (n 0): a query whose informative words the archive
-     * lacks has little evidence, whatever else matches. Counts include deleted documents not yet
-     * merged away, as the search's own statistics do. 1 for a field no document has.
+     * that hold the term, both counted as the searcher's BM25 counts them (over the scope, in an
+     * index of several: {@link ScopedSearcher}); for a term of several pieces, searched as a phrase,
+     * the fewest of any piece. A term no document holds counts too (n 0): a query whose informative
+     * words the archive lacks has little evidence, whatever else matches. 1 for a field no document has.
      */
     private static double ideal(IndexSearcher searcher, String field, List<List<String>> phrases) throws IOException {
+        Weights w = weights(searcher, field, phrases);
+        return w == null ? 1 : LexicalIndex.ideal(w.held(), w.absent());
+    }
+
+    /**
+     * Each term's score at one occurrence in a document of average length (see {@link #ideal}), by
+     * its pieces joined with spaces: those some document holds, and those none does (as if one
+     * did). Null for a field no document has.
+     */
+    private static Weights weights(IndexSearcher searcher, String field, List<List<String>> phrases) throws IOException {
         CollectionStatistics stats = searcher.collectionStatistics(field);
         if (stats == null) {
-            return 1;
+            return null;
         }
         long docs = stats.docCount();
         java.util.Map<String, Double> held = new java.util.HashMap<>();
@@ -846,14 +853,51 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
         for (List<String> pieces : phrases) {
             long n = Long.MAX_VALUE;
             for (String piece : pieces) {
-                n = Math.min(n, searcher.getIndexReader().docFreq(new Term(field, piece)));
+                n = Math.min(n, ScopedSearcher.holding(searcher, new Term(field, piece)));
             }
             long counted = Math.max(1, n); // a term no document holds scores as if one did (LexicalIndex.ideal)
             long total = Math.max(docs, counted);
             (n > 0 ? held : absent).put(String.join(" ", pieces),
                     Math.log(1 + (total - counted + 0.5) / (counted + 0.5)) / (1 + K1));
         }
-        return LexicalIndex.ideal(held, absent);
+        return new Weights(held, absent);
+    }
+
+    private record Weights(java.util.Map<String, Double> held, java.util.Map<String, Double> absent) {
+    }
+
+    /**
+     * The most of the query's words one document of {@code filter} holds, over their ideal
+     * ({@link LexicalIndex#evidence}): each word the document holds counts its {@link #weights}
+     * once, however often it occurs and however long the document, the sum over the query's ideal.
+     */
+    private double held(String field, Scope scope, List<List<String>> words, Query filter) {
+        try {
+            IndexSearcher acquired = searchers.acquire();
+            try {
+                IndexSearcher searcher = ScopedSearcher.of(acquired, field, scope);
+                Weights w = weights(searcher, field, words);
+                if (w == null || w.held().isEmpty()) {
+                    return 0;
+                }
+                BooleanQuery.Builder any = new BooleanQuery.Builder();
+                for (List<String> pieces : words) {
+                    Double weight = w.held().get(String.join(" ", pieces));
+                    if (weight != null) {
+                        any.add(new BoostQuery(new ConstantScoreQuery(term(field, pieces)), weight.floatValue()),
+                                BooleanClause.Occur.SHOULD);
+                    }
+                }
+                Query q = new BooleanQuery.Builder().add(any.build(), BooleanClause.Occur.MUST)
+                        .add(filter, BooleanClause.Occur.FILTER).build();
+                TopDocs top = searcher.search(q, 1);
+                return top.scoreDocs.length == 0 ? 0 : top.scoreDocs[0].score / LexicalIndex.ideal(w.held(), w.absent());
+            } finally {
+                searchers.release(acquired);
+            }
+        } catch (IOException e) {
+            throw new StorageException("searching the Lucene index", e);
+        }
     }
 
     /**

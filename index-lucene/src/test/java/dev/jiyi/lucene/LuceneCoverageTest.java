@@ -91,26 +91,27 @@ class LuceneCoverageTest {
     }
 
     @Test
-    @DisplayName("R11 R6 a text sharing one common character with a long query scores below 0.2, even as the only match of its scope")
+    @DisplayName("R11 R6 a text sharing one common character of its scope with a long query scores below 0.2, even as the best match")
     void oneCommonCharacterScoresNearZero() {
         Random random = SeededRandom.create("LuceneCoverageTest.oneCommonCharacterScoresNearZero");
         try (Authority a = Authority.open(home.resolve("jiyi.db"), List.of());
              LuceneIndex lucene = LuceneIndex.open(home.resolve("lucene"), LuceneIndex.Options.defaults())) {
-            Archive.fill(a, DIARY, "bg", 300, random); // 爬山 in one text of six
+            // 爬山 in one text of six of the scope (IDF is the scope's, R11), and in nothing of another scope
+            Archive.fill(a, WORK, "bg", 300, random);
+            Archive.fill(a, DIARY, "other", 30, random);
             Memory one = remember(a, WORK, "one", ONE_CHARACTER);
-            remember(a, WORK, "other", "review the deadline on friday");
             Set<String> shared = new HashSet<>(ChineseTokens.queryTerms(LONG));
             shared.retainAll(JiyiAnalyzer.pieces(ONE_CHARACTER));
             assertThat(shared).as("precondition: one character in common").containsExactly("山");
             assertThat(ChineseTokens.queryTerms(LONG)).as("precondition: a long query").hasSizeGreaterThan(20);
 
             List<Candidate> memories = memories(a, lucene, LONG, Eligibility.current(WORK, NOW), ALL);
-            assertThat(Archive.rows(memories)).containsExactly(one.rowId());
-            assertThat(memories.get(0).score()).isPositive().isLessThan(0.2);
+            assertThat(Archive.rows(memories)).contains(one.rowId());
+            assertThat(memories).allSatisfy(c -> assertThat(c.score()).isPositive().isLessThan(0.2));
             List<Candidate> events = events(a, lucene, LONG, WORK, ALL);
-            assertThat(events).hasSize(1);
-            assertThat(events.get(0).score()).isPositive().isLessThan(0.2);
-            System.out.println("[coverage] one character: memory " + memories.get(0) + ", event " + events.get(0));
+            assertThat(events).isNotEmpty()
+                    .allSatisfy(c -> assertThat(c.score()).isPositive().isLessThan(0.2));
+            System.out.println("[coverage] one character: best memory " + memories.get(0) + ", event " + events.get(0));
         }
     }
 }

@@ -155,13 +155,17 @@ public final class Recall {
         Map<Long, Double> events = new HashMap<>();
         Map<Long, Double> history = new HashMap<>();
         double bestDirect = 0;
+        List<String> times = new ArrayList<>();
+        for (TimeExpressions.Window w : TimeExpressions.find(timeText(request), eligible.at(), clock.getZone())) {
+            times.add(w.expression());
+        }
         for (View view : views(request)) {
             List<Candidate> direct = snapshot.memoryCandidates(index.lexical(), view.text(), eligible, config.candidateLimit());
             collect(memories, view, direct);
             List<Candidate> raw = snapshot.eventCandidates(index.lexical(), view.text(), scope, config.eventCandidateLimit());
             collect(events, view, raw);
             if (!direct.isEmpty() || !raw.isEmpty()) {
-                bestDirect = Math.max(bestDirect, snapshot.evidence(index.lexical(), view.text(), eligible));
+                bestDirect = Math.max(bestDirect, evidence(snapshot, view.text(), times, eligible));
             }
             if (!eligible.includeHistory()) {
                 // R9: earlier facts that match lead to their timeline's current fact.
@@ -170,6 +174,20 @@ public final class Recall {
             }
         }
         return new Matches(memories, events, context(snapshot, scope, events), history, bestDirect);
+    }
+
+    /**
+     * R6, R10: the query's evidence without the time expressions it names: a time is a window that
+     * boosts what happened then, not words the archive should hold (`两个月前的火锅` asks for 火锅).
+     * When nothing else of the query is found, the whole of it counts.
+     */
+    private double evidence(Snapshot snapshot, String text, List<String> times, Eligibility eligible) {
+        String rest = text;
+        for (String expression : times) {
+            rest = rest.replace(expression, " ");
+        }
+        double evidence = rest.equals(text) ? 0 : snapshot.evidence(index.lexical(), rest, eligible);
+        return evidence > 0 ? evidence : snapshot.evidence(index.lexical(), text, eligible);
     }
 
     /**

@@ -1,0 +1,222 @@
+package dev.jiyi.fts5;
+
+import dev.jiyi.analysis.ChineseTokens;
+import dev.jiyi.authority.Candidate;
+import dev.jiyi.authority.LexicalIndex;
+import dev.jiyi.authority.Sql;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * FTS5's BM25 with one scope's own statistics, for a table that holds rows of several scopes
+ * (R11). FTS5 counts a term's IDF over its whole table, so in an archive of many personas a word
+ * that one persona uses all the time (its own name, its cat's) is rare in the table and outweighs
+ * the words that tell that persona's rows apart. A scope here is ranked as it would be in a file of
+ * its own, except that row lengths are compared with the table's average (FTS5 keeps no per-scope
+ * totals).
+ *
+ * <p>How: each query term is searched alone within the scope. FTS5 ranks every row holding it by
+ * {@code idf(t) × s(t, row)}, its BM25 of one phrase (the scope column weighs 0), where {@code s}
+ * is the term's saturation in the row, {@code tf (k1 + 1) / (tf + k1 (1 - b + b dl / avgdl))}.
+ * Dividing by the table's IDF, computed as FTS5 does from its row count (its averages record) and
+ * the term's rows, leaves {@code s}; the scope's IDF, from the scope's rows and the rows that
+ * search returned, multiplies it. Summed over the terms, that is the row's BM25 over the scope.
+ * It costs one search per distinct term, which visits the scope's rows holding it, as FTS5's own
+ * OR'ed search does; the results are kept for the rest of the read ({@link Fts5Index} keeps one of
+ * these per snapshot, table and scope), so the views of a dialogue and the evidence share them.
+ */
+final class ScopedBm25 {
+
+    private final Sql sql;
+    private final String table;
+    private final String scopeToken;
+    private final boolean alone;
+    private final Map<String, Hits> hits = new HashMap<>();
+    private long tableRows = -1;
+    private long scopeRows = -1;
+
+    /**
+     * @param alone whether the scope has every row of the table: then its statistics are the
+     *              table's, and the per-term searches need no scope filter
+     */
+    ScopedBm25(Sql sql, String table, String scopeToken, boolean alone) {
+        this.sql = sql;
+        this.table = table;
+        this.scopeToken = scopeToken;
+        this.alone = alone;
+    }
+
+    /** Whether the scope has every row of the table (FTS5's own ranking is then the scope's). */
+    boolean alone() {
+        return alone;
+    }
+
+    /** The rows of the scope holding a term, and the term's saturation in each. */
+    private record Hits(long[] rows, double[] saturation) {
+    }
+
+    /** The scope's rows in the table. */
+    long scopeRows() throws SQLException {
+        if (scopeRows < 0) {
+            scopeRows = alone ? tableRows() : documents(scopeToken);
+        }
+        return scopeRows;
+    }
+
+    /**
+     * Every row of the scope holding any of {@code terms}, with its BM25 over the scope, best first;
+     * equal scores newest row first.
+     */
+    List<Candidate> ranked(List<String> terms) throws SQLException {
+        Map<Long, Double> scores = new HashMap<>();
+        for (String term : terms) {
+            Hits h = hits(term);
+            double idf = idf(scopeRows(), h.rows.length);
+            for (int i = 0; i < h.rows.length; i++) {
+                scores.merge(h.rows[i], idf * h.saturation[i], Double::sum);
+            }
+        }
+        return bestFirst(scores);
+    }
+
+    /**
+     * Every row of the scope holding any of {@code terms}, scored by how much of the query it holds:
+     * the sum of the scope's IDF of each term it holds, however often and however long the row (the
+     * part of BM25 that measures the query, not the row). Best first; equal sums newest row first.
+     */
+    List<Candidate> held(List<String> terms) throws SQLException {
+        Map<Long, Double> sums = new HashMap<>();
+        for (String term : terms) {
+            Hits h = hits(term);
+            double idf = idf(scopeRows(), h.rows.length);
+            for (long row : h.rows) {
+                sums.merge(row, idf, Double::sum);
+            }
+        }
+        return bestFirst(sums);
+    }
+
+    private static List<Candidate> bestFirst(Map<Long, Double> scores) {
+        List<Candidate> out = new ArrayList<>(scores.size());
+        for (Map.Entry<Long, Double> e : scores.entrySet()) {
+            out.add(new Candidate(e.getKey(), Math.max(e.getValue(), Double.MIN_VALUE)));
+        }
+        out.sort(Comparator.comparingDouble(Candidate::score).reversed()
+                .thenComparing(Comparator.comparingLong(Candidate::rowId).reversed()));
+        return out;
+    }
+
+    /**
+     * The query's ideal over the scope ({@link LexicalIndex#ideal}): each term's IDF over the scope
+     * (what a row of average length holding it once scores), a term no row of the scope holds as if
+     * one did.
+     */
+    double ideal(List<String> terms) throws SQLException {
+        Map<String, Double> held = new HashMap<>();
+        Map<String, Double> absent = new HashMap<>();
+        long rows = scopeRows();
+        for (String term : terms) {
+            int n = hits(term).rows.length;
+            (n > 0 ? held : absent).put(term, idf(Math.max(rows, 1), Math.max(n, 1)));
+        }
+        return LexicalIndex.ideal(held, absent);
+    }
+
+    /** FTS5's IDF: log((N - n + 0.5) / (n + 0.5)), at least 1e-6. */
+    static double idf(long rows, long holding) {
+        return Math.max(1e-6, Math.log((rows - holding + 0.5) / (holding + 0.5)));
+    }
+
+    private Hits hits(String term) throws SQLException {
+        Hits cached = hits.get(term);
+        if (cached != null) {
+            return cached;
+        }
+        double tableIdf = idf(tableRows(), tableHolding(term));
+        PreparedStatement ps = sql.prepare("SELECT rowid, rank FROM " + table + " WHERE " + table + " MATCH ?");
+        ps.setString(1, (alone ? "" : "scope : \"" + scopeToken + "\" AND ") + "tokens : " + quoted(term));
+        long[] rows = new long[16];
+        double[] saturation = new double[16];
+        int n = 0;
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                if (n == rows.length) {
+                    rows = java.util.Arrays.copyOf(rows, 2 * n);
+                    saturation = java.util.Arrays.copyOf(saturation, 2 * n);
+                }
+                rows[n] = rs.getLong(1);
+                saturation[n++] = -rs.getDouble(2) / tableIdf;
+            }
+        }
+        Hits h = new Hits(java.util.Arrays.copyOf(rows, n), java.util.Arrays.copyOf(saturation, n));
+        hits.put(term, h);
+        return h;
+    }
+
+    /**
+     * The rows FTS5's BM25 counts for the table's IDF of a term: for a term of one piece its
+     * vocabulary count, for one of several (a phrase) the rows the phrase matches.
+     */
+    private long tableHolding(String term) throws SQLException {
+        List<String> pieces = ChineseTokens.storedPieces(term);
+        if (pieces.size() == 1) {
+            return documents(pieces.get(0));
+        }
+        PreparedStatement ps = sql.prepare("SELECT count(*) FROM " + table + " WHERE " + table + " MATCH ?");
+        ps.setString(1, "tokens : " + quoted(term));
+        try (ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? rs.getLong(1) : 0;
+        }
+    }
+
+    /** The rows holding one stored term, from the table's vocabulary. */
+    private long documents(String piece) throws SQLException {
+        String vocabulary = "temp." + table + "_terms";
+        sql.execute("CREATE VIRTUAL TABLE IF NOT EXISTS " + vocabulary + " USING fts5vocab(main, " + table + ", row)");
+        PreparedStatement ps = sql.prepare("SELECT doc FROM " + vocabulary + " WHERE term = ?");
+        ps.setString(1, piece);
+        try (ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? rs.getLong(1) : 0;
+        }
+    }
+
+    /**
+     * The table's row count as FTS5's BM25 reads it: the first varint of its averages record (row 1
+     * of {@code <table>_data}), the count of rows, followed by each column's token total.
+     */
+    private long tableRows() throws SQLException {
+        if (tableRows < 0) {
+            try (ResultSet rs = sql.prepare("SELECT block FROM " + table + "_data WHERE id = 1").executeQuery()) {
+                tableRows = rs.next() ? varint(rs.getBytes(1)) : 0;
+            }
+        }
+        return tableRows;
+    }
+
+    /** SQLite's varint at the start of {@code bytes}: big-endian, seven bits a byte, the ninth whole. */
+    static long varint(byte[] bytes) {
+        long v = 0;
+        for (int i = 0; i < Math.min(9, bytes == null ? 0 : bytes.length); i++) {
+            int b = bytes[i] & 0xFF;
+            if (i == 8) {
+                return (v << 8) | b;
+            }
+            v = (v << 7) | (b & 0x7F);
+            if ((b & 0x80) == 0) {
+                return v;
+            }
+        }
+        return v;
+    }
+
+    private static String quoted(String term) {
+        return '"' + term.replace("\"", "\"\"") + '"';
+    }
+}

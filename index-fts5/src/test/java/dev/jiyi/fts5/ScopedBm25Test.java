@@ -1,0 +1,130 @@
+package dev.jiyi.fts5;
+
+import dev.jiyi.analysis.ChineseTokens;
+import dev.jiyi.authority.Authority;
+import dev.jiyi.authority.Candidate;
+import dev.jiyi.authority.EventSubmission;
+import dev.jiyi.authority.Role;
+import dev.jiyi.authority.Scope;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+/**
+ * R11: the scope's own BM25 ({@link ScopedBm25}) is FTS5's BM25 taken apart term by term and put
+ * together again with the scope's statistics; where the scope is alone in its table, the two must
+ * agree exactly, or the per-term parts are not what FTS5 computes.
+ */
+class ScopedBm25Test {
+
+    @TempDir
+    Path dir;
+
+    private Authority authority;
+    private final Scope scope = Scope.DEFAULT;
+    private int next;
+
+    @BeforeEach
+    void open() {
+        authority = Authority.open(dir.resolve("jiyi.db"), List.of(new Fts5Index()));
+    }
+
+    @AfterEach
+    void close() {
+        authority.close();
+    }
+
+    private void say(String text) {
+        authority.submitEvent(new EventSubmission("e" + (++next), scope, Role.USER, text, null, null, null,
+                Instant.parse("2024-05-01T02:00:00Z").plusSeconds(next)));
+    }
+
+    @Test
+    @DisplayName("R11 where the scope is alone, its own BM25 equals FTS5's: same rows, same order, same scores (Chinese, English, mixed, phrases, a term in most rows)")
+    void equalsFts5WhereAlone() throws SQLException {
+        Random random = new Random(11);
+        String[] words = {"咖啡", "coffee", "上海", "Shanghai", "猫", "cat", "e-mail", "北京大学", "guitar", "吉他",
+                "morning", "早上", "walk", "散步", "budget", "预算"};
+        for (int i = 0; i < 80; i++) {
+            StringBuilder text = new StringBuilder("常见 common");
+            int n = 1 + random.nextInt(8);
+            for (int w = 0; w < n; w++) {
+                text.append(' ').append(words[random.nextInt(words.length)]);
+            }
+            say(text.toString());
+        }
+        for (String query : List.of("咖啡 coffee", "common 常见 cat", "send the e-mail from 北京大学",
+                "我早上喜欢散步 and a guitar", "上海的预算 budget Shanghai morning")) {
+            List<String> terms = ChineseTokens.queryTerms(query);
+            for (boolean alone : new boolean[] {true, false}) { // searched with the scope filter or without
+                List<Candidate> own = authority.read(s -> {
+                    try {
+                        return new ScopedBm25(s.sql(), "events_fts", Fts5Index.scopeToken(scope), alone).ranked(terms);
+                    } catch (SQLException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                assertEqual(own, fts5(terms), query);
+            }
+        }
+    }
+
+    private static void assertEqual(List<Candidate> own, List<Candidate> fts5, String query) {
+        assertThat(own).as("rows of %s", query).hasSameSizeAs(fts5);
+        for (int i = 0; i < own.size(); i++) {
+            assertThat(own.get(i).rowId()).as("row %d of %s", i, query).isEqualTo(fts5.get(i).rowId());
+            assertThat(own.get(i).score()).as("score %d of %s", i, query)
+                    .isCloseTo(fts5.get(i).score(), within(1e-9 * fts5.get(i).score()));
+        }
+    }
+
+    /** FTS5's own OR'ed search of the terms in the scope, ranked by its BM25 (negated). */
+    private List<Candidate> fts5(List<String> terms) {
+        return authority.read(s -> {
+            List<String> quoted = new ArrayList<>();
+            for (String t : terms) {
+                quoted.add('"' + t.replace("\"", "\"\"") + '"');
+            }
+            try {
+                PreparedStatement ps = s.sql().prepare("SELECT rowid, rank FROM events_fts WHERE events_fts MATCH ? "
+                        + "ORDER BY rank, rowid DESC");
+                ps.setString(1, "scope : \"" + Fts5Index.scopeToken(scope) + "\" AND tokens : ("
+                        + String.join(" OR ", quoted) + ")");
+                List<Candidate> out = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(new Candidate(rs.getLong(1), -rs.getDouble(2)));
+                    }
+                }
+                return out;
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    @Test
+    @DisplayName("SQLite varints: one byte, several, the ninth byte whole")
+    void varints() {
+        assertThat(ScopedBm25.varint(new byte[] {0x05})).isEqualTo(5);
+        assertThat(ScopedBm25.varint(new byte[] {(byte) 0x81, 0x00})).isEqualTo(128);
+        assertThat(ScopedBm25.varint(new byte[] {(byte) 0x82, (byte) 0x80, 0x01})).isEqualTo(2 * 16384 + 1);
+        byte[] nine = new byte[9];
+        java.util.Arrays.fill(nine, (byte) 0xFF);
+        assertThat(ScopedBm25.varint(nine)).isEqualTo(-1L);
+    }
+}
