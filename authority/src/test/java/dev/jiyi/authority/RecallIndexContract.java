@@ -812,6 +812,8 @@ public abstract class RecallIndexContract {
         for (String text : alice) {
             remember(ALICE_WORK, text);
         }
+        // A deleted row leaves the tables' row numbers above their row counts: IDF counts rows.
+        authority.deleteEvent(ALICE_WORK, remember(ALICE_WORK, "coffee garden lantern").eventId());
         List<String> queries = List.of("coffee garden", "咖啡 花园", "piano tea river", "garden 咖啡 tuesday");
         Map<String, Map<Long, Double>> aloneMemories = new HashMap<>();
         Map<String, Map<Long, Double>> aloneEvents = new HashMap<>();

@@ -209,8 +209,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
             if (!own.alone()) {
                 return coverage(eligibleBest(snapshot, own.ranked(searched), filter, limit), own.ideal(searched));
             }
-            return coverage(bestMemories(snapshot, literal(searched), filter, limit),
-                    ideal(snapshot, "memories_fts", "SELECT max(seq) FROM memories", searched));
+            return coverage(bestMemories(snapshot, literal(searched), filter, limit), own.ideal(searched));
         } catch (SQLException e) {
             throw new StorageException("finding memory candidates", e);
         }
@@ -361,7 +360,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
                     + "WHERE events_fts MATCH ? ORDER BY rank, rowid DESC LIMIT ?");
             ps.setString(1, match(scope, literal(searched)));
             ps.setInt(2, limit);
-            return coverage(candidates(ps), ideal(snapshot, "events_fts", "SELECT max(sequence) FROM events", searched));
+            return coverage(candidates(ps), own.ideal(searched));
         } catch (SQLException e) {
             throw new StorageException("finding event candidates", e);
         }
@@ -400,45 +399,6 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
             out.add(new Candidate(c.rowId(), c.score() / ideal));
         }
         return out;
-    }
-
-    /**
-     * The query's ideal over one table ({@link LexicalIndex#ideal}) from its terms' IDFs, in FTS5's BM25 (a row of average length holding a term once scores its IDF: k1 + 1 over 1 + k1).
-     * IDF is FTS5's, log((N - n + 0.5) / (n + 0.5)), at least 1e-6; n is read from the table's
-     * vocabulary (a term of several pieces counts where its rarest piece is: an upper bound of the
-     * phrase's rows), N is the largest row number ever given (rows deleted since make it a little
-     * larger: IDF is a logarithm, so that hardly moves it). Terms no row holds count as
-     * {@link LexicalIndex#ideal} says.
-     */
-    private static long rows(Snapshot snapshot, String rowsSql) throws SQLException {
-        try (ResultSet rs = snapshot.sql().prepare(rowsSql).executeQuery()) {
-            return rs.next() ? rs.getLong(1) : 0;
-        }
-    }
-
-    private static double ideal(Snapshot snapshot, String table, String rowsSql, List<String> terms)
-            throws SQLException {
-        long rows = rows(snapshot, rowsSql);
-        String vocabulary = "temp." + table + "_terms";
-        snapshot.sql().execute("CREATE VIRTUAL TABLE IF NOT EXISTS " + vocabulary + " USING fts5vocab(main, " + table
-                + ", row)");
-        PreparedStatement ps = snapshot.sql().prepare("SELECT doc FROM " + vocabulary + " WHERE term = ?");
-        Map<String, Double> held = new HashMap<>();
-        Map<String, Double> absent = new HashMap<>();
-        for (String term : terms) {
-            long n = Long.MAX_VALUE;
-            for (String piece : ChineseTokens.storedPieces(term)) {
-                ps.setString(1, piece);
-                try (ResultSet rs = ps.executeQuery()) {
-                    n = Math.min(n, rs.next() ? rs.getLong(1) : 0);
-                }
-            }
-            n = n == Long.MAX_VALUE ? 0 : n;
-            long counted = Math.max(1, n); // a term no row holds scores as if one did (LexicalIndex.ideal)
-            long total = Math.max(rows, counted);
-            (n > 0 ? held : absent).put(term, Math.max(1e-6, Math.log((total - counted + 0.5) / (counted + 0.5))));
-        }
-        return LexicalIndex.ideal(held, absent);
     }
 
     /** How many b-tree segments each FTS5 table has: what a merge brings down to one. */

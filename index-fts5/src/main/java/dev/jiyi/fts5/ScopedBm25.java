@@ -28,9 +28,13 @@ import java.util.Map;
  * Dividing by the table's IDF, computed as FTS5 does from its row count (its averages record) and
  * the term's rows, leaves {@code s}; the scope's IDF, from the scope's rows and the rows that
  * search returned, multiplies it. Summed over the terms, that is the row's BM25 over the scope.
- * It costs one search per distinct term, which visits the scope's rows holding it, as FTS5's own
- * OR'ed search does; the results are kept for the rest of the read ({@link Fts5Index} keeps one of
- * these per snapshot, table and scope), so the views of a dialogue and the evidence share them.
+ * It costs one search per distinct term. Each reads the scope's rows holding the term, and, since
+ * FTS5's BM25 counts every phrase's rows in the table for its IDF, also all the table's rows holding
+ * the term and all the scope's rows (the scope phrase, weight 0 but counted): the OR'ed search reads
+ * the scope's rows once per query, this once per term. Cheap for the scopes of a few thousand rows
+ * many personas have; a large scope sharing a large table pays it per term. The results are kept
+ * for the rest of the read ({@link Fts5Index} keeps one of these per snapshot, table and scope), so
+ * the views of a dialogue and the evidence share them.
  */
 final class ScopedBm25 {
 
@@ -65,7 +69,7 @@ final class ScopedBm25 {
     /** The scope's rows in the table. */
     long scopeRows() throws SQLException {
         if (scopeRows < 0) {
-            scopeRows = alone ? tableRows() : documents(scopeToken);
+            scopeRows = alone ? tableRows() : documents(scopeToken, "scope");
         }
         return scopeRows;
     }
@@ -116,22 +120,23 @@ final class ScopedBm25 {
     /**
      * The query's ideal over the scope ({@link LexicalIndex#ideal}): each term's IDF over the scope
      * (what a row of average length holding it once scores), a term no row of the scope holds as if
-     * one did.
+     * one did. Where the scope is alone, the counts are the table's (its vocabulary; no search).
      */
     double ideal(List<String> terms) throws SQLException {
         Map<String, Double> held = new HashMap<>();
         Map<String, Double> absent = new HashMap<>();
         long rows = scopeRows();
         for (String term : terms) {
-            int n = hits(term).rows.length;
+            long n = alone ? tableHolding(term) : hits(term).rows.length;
             (n > 0 ? held : absent).put(term, idf(Math.max(rows, 1), Math.max(n, 1)));
         }
         return LexicalIndex.ideal(held, absent);
     }
 
-    /** FTS5's IDF: log((N - n + 0.5) / (n + 0.5)), at least 1e-6. */
+    /** FTS5's IDF: log((N - n + 0.5) / (n + 0.5)), 1e-6 where that is not positive. */
     static double idf(long rows, long holding) {
-        return Math.max(1e-6, Math.log((rows - holding + 0.5) / (holding + 0.5)));
+        double idf = Math.log((rows - holding + 0.5) / (holding + 0.5));
+        return idf <= 0 ? 1e-6 : idf;
     }
 
     private Hits hits(String term) throws SQLException {
@@ -167,7 +172,7 @@ final class ScopedBm25 {
     private long tableHolding(String term) throws SQLException {
         List<String> pieces = ChineseTokens.storedPieces(term);
         if (pieces.size() == 1) {
-            return documents(pieces.get(0));
+            return documents(pieces.get(0), "tokens");
         }
         PreparedStatement ps = sql.prepare("SELECT count(*) FROM " + table + " WHERE " + table + " MATCH ?");
         ps.setString(1, "tokens : " + quoted(term));
@@ -176,12 +181,16 @@ final class ScopedBm25 {
         }
     }
 
-    /** The rows holding one stored term, from the table's vocabulary. */
-    private long documents(String piece) throws SQLException {
-        String vocabulary = "temp." + table + "_terms";
-        sql.execute("CREATE VIRTUAL TABLE IF NOT EXISTS " + vocabulary + " USING fts5vocab(main, " + table + ", row)");
-        PreparedStatement ps = sql.prepare("SELECT doc FROM " + vocabulary + " WHERE term = ?");
+    /**
+     * The rows holding one stored term in one column, from the table's vocabulary by column (text
+     * cannot put a scope-like word into the count of the scope column, nor the reverse).
+     */
+    private long documents(String piece, String column) throws SQLException {
+        String vocabulary = "temp." + table + "_columns";
+        sql.execute("CREATE VIRTUAL TABLE IF NOT EXISTS " + vocabulary + " USING fts5vocab(main, " + table + ", col)");
+        PreparedStatement ps = sql.prepare("SELECT doc FROM " + vocabulary + " WHERE term = ? AND col = ?");
         ps.setString(1, piece);
+        ps.setString(2, column);
         try (ResultSet rs = ps.executeQuery()) {
             return rs.next() ? rs.getLong(1) : 0;
         }

@@ -2,12 +2,12 @@ package dev.jiyi.lucene;
 
 import dev.jiyi.authority.Scope;
 import org.apache.lucene.index.IndexReader;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.PostingsEnum;
 import org.apache.lucene.index.Term;
-import org.apache.lucene.search.BooleanClause;
-import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.CollectionStatistics;
+import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.IndexSearcher;
-import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TermStatistics;
 
 import java.io.IOException;
@@ -24,7 +24,7 @@ import java.util.Map;
  * length totals). FTS5 does the same ({@code ScopedBm25}); the contract test holds both to it.
  *
  * <p>A term's documents in the scope are counted when the search or the query's ideal first asks
- * for them (a conjunction with the scope's term), once per searcher: make one per search.
+ * for them (its postings intersected with the scope's), once per searcher: make one per search.
  */
 final class ScopedSearcher extends IndexSearcher {
 
@@ -46,12 +46,13 @@ final class ScopedSearcher extends IndexSearcher {
      * scope's already) or none has the field.
      */
     static IndexSearcher of(IndexSearcher base, String field, Scope scope) throws IOException {
-        CollectionStatistics all = base.collectionStatistics(field);
-        if (all == null) {
+        if (base.collectionStatistics(field) == null) {
             return base;
         }
-        long documents = Documents.scopeDocuments(base.getIndexReader(), field, scope);
-        if (documents >= all.docCount()) {
+        IndexReader reader = base.getIndexReader();
+        long documents = Documents.scopeDocuments(reader, field, scope);
+        String type = field.equals(Documents.EVENT_TEXT) ? Documents.EVENT : Documents.MEMORY;
+        if (documents >= reader.docFreq(new Term(Documents.TYPE, type))) {
             return base;
         }
         ScopedSearcher s = new ScopedSearcher(base.getIndexReader(), field, new Term(Documents.SCOPE,
@@ -71,13 +72,38 @@ final class ScopedSearcher extends IndexSearcher {
         return searcher.getIndexReader().docFreq(term);
     }
 
+    /**
+     * The scope's documents holding {@code term}: the two postings lists intersected leaf by leaf,
+     * deleted documents not yet merged away included, as Lucene's own document frequencies and the
+     * scope's document count include them.
+     */
     private long inScope(Term term) throws IOException {
-        Long n = holding.get(term);
-        if (n == null) {
-            n = (long) count(new BooleanQuery.Builder().add(new TermQuery(term), BooleanClause.Occur.FILTER)
-                    .add(new TermQuery(scope), BooleanClause.Occur.FILTER).build());
-            holding.put(term, n);
+        Long cached = holding.get(term);
+        if (cached != null) {
+            return cached;
         }
+        long n = 0;
+        for (LeafReaderContext leaf : getIndexReader().leaves()) {
+            PostingsEnum a = leaf.reader().postings(term, PostingsEnum.NONE);
+            PostingsEnum b = a == null ? null : leaf.reader().postings(scope, PostingsEnum.NONE);
+            if (b == null) {
+                continue;
+            }
+            int x = a.nextDoc();
+            int y = b.nextDoc();
+            while (x != DocIdSetIterator.NO_MORE_DOCS && y != DocIdSetIterator.NO_MORE_DOCS) {
+                if (x == y) {
+                    n++;
+                    x = a.nextDoc();
+                    y = b.nextDoc();
+                } else if (x < y) {
+                    x = a.advance(y);
+                } else {
+                    y = b.advance(x);
+                }
+            }
+        }
+        holding.put(term, n);
         return n;
     }
 

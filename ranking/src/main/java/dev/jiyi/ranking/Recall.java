@@ -178,16 +178,16 @@ public final class Recall {
 
     /**
      * R6, R10: the query's evidence without the time expressions it names: a time is a window that
-     * boosts what happened then, not words the archive should hold (`两个月前的火锅` asks for 火锅).
-     * When nothing else of the query is found, the whole of it counts.
+     * boosts what happened then, not words the archive should hold (`两个月前的火锅` asks for 火锅). A
+     * query that is nothing but a time ("what did I say last week?") has no lexical evidence: rows
+     * that happen to contain the words "last week" are chance.
      */
     private double evidence(Snapshot snapshot, String text, List<String> times, Eligibility eligible) {
         String rest = text;
         for (String expression : times) {
             rest = rest.replace(expression, " ");
         }
-        double evidence = rest.equals(text) ? 0 : snapshot.evidence(index.lexical(), rest, eligible);
-        return evidence > 0 ? evidence : snapshot.evidence(index.lexical(), text, eligible);
+        return snapshot.evidence(index.lexical(), rest, eligible);
     }
 
     /**

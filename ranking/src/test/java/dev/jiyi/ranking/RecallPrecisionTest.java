@@ -303,6 +303,9 @@ class RecallPrecisionTest extends RecallFixture {
         // Answered at all because the minimum evidence counts 火锅 without the time words (R6, R10).
         assertThat(ids(query("两个月前的火锅"))).first().isEqualTo(april.id());
         assertThat(ids(query("what hotpot did I have two months ago"))).first().isEqualTo(april.id());
+        // ...and the time words alone are no evidence: nothing holds 麻辣烫 or "sushi".
+        assertThat(query("两个月前的麻辣烫").items()).isEmpty();
+        assertThat(query("the sushi two months ago").items()).isEmpty();
         RecallResult may = query("去年五月 hotpot");
         assertThat(ids(may)).first().isEqualTo(lastMay.id());
         // "may" the verb is no month.
