@@ -206,10 +206,9 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         }
         try {
             ScopedBm25 own = scoped(snapshot, MEMORIES, filter.scope());
-            if (!own.alone()) {
-                return coverage(eligibleBest(snapshot, own.ranked(searched), filter, limit), own.ideal(searched));
-            }
-            return coverage(bestMemories(snapshot, literal(searched), filter, limit), own.ideal(searched));
+            List<Candidate> best = own.alone() ? bestMemories(snapshot, literal(searched), filter, limit)
+                    : eligibleBest(snapshot, own.ranked(searched), filter, limit);
+            return coverage(best, own.ideal(searched));
         } catch (SQLException e) {
             throw new StorageException("finding memory candidates", e);
         }
@@ -236,27 +235,11 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         String key = table + '\u0000' + scope.personaId() + '\u0000' + scope.projectId();
         ScopedBm25 own = read.get(key);
         if (own == null) {
-            own = new ScopedBm25(snapshot.sql(), table + "_fts", scopeToken(scope), alone(snapshot, table, scope));
+            own = new ScopedBm25(snapshot.sql(), table + "_fts", scopeToken(scope),
+                    ScopedBm25.alone(snapshot.sql(), table, scope));
             read.put(key, own);
         }
         return own;
-    }
-
-    /**
-     * Whether every row of the authority's {@code table} (so of its FTS5 table) is the scope's: the
-     * first and the last scope in the table's scope index are both this one (two index seeks).
-     */
-    private static boolean alone(Snapshot snapshot, String table, Scope scope) throws SQLException {
-        for (String order : List.of("", " DESC")) {
-            PreparedStatement ps = snapshot.sql().prepare("SELECT persona_id, project_id FROM " + table
-                    + " ORDER BY persona_id" + order + ", project_id" + order + " LIMIT 1");
-            try (ResultSet rs = ps.executeQuery()) {
-                if (rs.next() && !(rs.getString(1).equals(scope.personaId()) && rs.getString(2).equals(scope.projectId()))) {
-                    return false;
-                }
-            }
-        }
-        return true;
     }
 
     /**
@@ -352,15 +335,18 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         }
         try {
             ScopedBm25 own = scoped(snapshot, EVENTS, scope);
-            if (!own.alone()) {
+            List<Candidate> best;
+            if (own.alone()) {
+                PreparedStatement ps = snapshot.sql().prepare("SELECT rowid, rank FROM events_fts "
+                        + "WHERE events_fts MATCH ? ORDER BY rank, rowid DESC LIMIT ?");
+                ps.setString(1, match(scope, literal(searched)));
+                ps.setInt(2, limit);
+                best = candidates(ps);
+            } else {
                 List<Candidate> ranked = own.ranked(searched);
-                return coverage(ranked.subList(0, Math.min(limit, ranked.size())), own.ideal(searched));
+                best = ranked.subList(0, Math.min(limit, ranked.size()));
             }
-            PreparedStatement ps = snapshot.sql().prepare("SELECT rowid, rank FROM events_fts "
-                    + "WHERE events_fts MATCH ? ORDER BY rank, rowid DESC LIMIT ?");
-            ps.setString(1, match(scope, literal(searched)));
-            ps.setInt(2, limit);
-            return coverage(candidates(ps), own.ideal(searched));
+            return coverage(best, own.ideal(searched));
         } catch (SQLException e) {
             throw new StorageException("finding event candidates", e);
         }

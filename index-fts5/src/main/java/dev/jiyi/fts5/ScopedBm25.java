@@ -3,6 +3,7 @@ package dev.jiyi.fts5;
 import dev.jiyi.analysis.ChineseTokens;
 import dev.jiyi.authority.Candidate;
 import dev.jiyi.authority.LexicalIndex;
+import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.Sql;
 
 import java.sql.PreparedStatement;
@@ -43,6 +44,7 @@ final class ScopedBm25 {
     private final String scopeToken;
     private final boolean alone;
     private final Map<String, Hits> hits = new HashMap<>();
+    private final Map<String, Long> tableHolding = new HashMap<>();
     private long tableRows = -1;
     private long scopeRows = -1;
 
@@ -55,6 +57,23 @@ final class ScopedBm25 {
         this.table = table;
         this.scopeToken = scopeToken;
         this.alone = alone;
+    }
+
+    /**
+     * Whether every row of the authority's {@code table} (so of its FTS5 table) is the scope's: the
+     * first and the last scope in the table's scope index are both this one (two index seeks).
+     */
+    static boolean alone(Sql sql, String table, Scope scope) throws SQLException {
+        for (String order : List.of("", " DESC")) {
+            PreparedStatement ps = sql.prepare("SELECT persona_id, project_id FROM " + table
+                    + " ORDER BY persona_id" + order + ", project_id" + order + " LIMIT 1");
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next() && !(rs.getString(1).equals(scope.personaId()) && rs.getString(2).equals(scope.projectId()))) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     /** Whether the scope has every row of the table (FTS5's own ranking is then the scope's). */
@@ -167,9 +186,18 @@ final class ScopedBm25 {
 
     /**
      * The rows FTS5's BM25 counts for the table's IDF of a term: for a term of one piece its
-     * vocabulary count, for one of several (a phrase) the rows the phrase matches.
+     * vocabulary count, for one of several (a phrase) the rows the phrase matches; counted once a read.
      */
     private long tableHolding(String term) throws SQLException {
+        Long cached = tableHolding.get(term);
+        if (cached == null) {
+            cached = countTableHolding(term);
+            tableHolding.put(term, cached);
+        }
+        return cached;
+    }
+
+    private long countTableHolding(String term) throws SQLException {
         List<String> pieces = ChineseTokens.storedPieces(term);
         if (pieces.size() == 1) {
             return documents(pieces.get(0), "tokens");
