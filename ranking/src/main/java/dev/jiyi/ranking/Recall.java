@@ -193,9 +193,10 @@ public final class Recall {
     /**
      * Conversation context ({@link TurnContext}): each matching turn lends its match
      * to the turns around it, at the near weight to the turns next to it and the far weight to the
-     * two beyond; a turn keeps the best it is lent. It is computed here, from the matches of the
-     * turns' own text, rather than kept in an index: see TurnContext for why. A full direct match
-     * lends at most the near weight, so context never outranks direct evidence of the same strength.
+     * two beyond. A turn sums what it is lent (a question's words are often spread over the turns
+     * around its answer), up to {@link #CONTEXT_CAP} of the best match it is lent from, so context
+     * never outranks the direct evidence it comes from. It is computed here, from the matches of the
+     * turns' own text, rather than kept in an index: see TurnContext for why.
      */
     private Map<Long, Double> context(Snapshot snapshot, Scope scope, Map<Long, Double> events) {
         RecallConfig.Precision p = config.precision();
@@ -203,18 +204,25 @@ public final class Recall {
         if (p.contextNear() == 0 && p.contextFar() == 0) {
             return lent;
         }
+        Map<Long, Double> best = new HashMap<>();
         for (Map.Entry<Long, TurnContext> e : snapshot.turnContexts(scope, events.keySet()).entrySet()) {
             double match = events.get(e.getKey());
             for (Long turn : e.getValue().near()) {
-                lent.merge(turn, p.contextNear() * match, Math::max);
+                lent.merge(turn, p.contextNear() * match, Double::sum);
+                best.merge(turn, match, Math::max);
             }
             for (Long turn : e.getValue().far()) {
-                lent.merge(turn, p.contextFar() * match, Math::max);
+                lent.merge(turn, p.contextFar() * match, Double::sum);
+                best.merge(turn, match, Math::max);
             }
         }
+        lent.replaceAll((turn, v) -> Math.min(v, CONTEXT_CAP * best.get(turn)));
         lent.values().removeIf(v -> v == 0);
         return lent;
     }
+
+    /** The most a turn's context can be, as a share of the best match it is lent from. */
+    static final double CONTEXT_CAP = 0.9;
 
     /** Most matches of any time that recall follows to their timeline's current fact (R9). */
     static final int TIMELINE_CANDIDATES = 20;

@@ -53,7 +53,7 @@ public record RecallConfig(
      */
     public record Precision(double minEvidence, double contextNear, double contextFar, double dialogueDecay) {
 
-        public static final Precision DEFAULT = new Precision(0.25, 0.5, 0.25, 0.8);
+        public static final Precision DEFAULT = new Precision(0.25, 0.7, 0.35, 0.8);
 
         public Precision {
             for (double v : new double[] {minEvidence, contextNear, contextFar, dialogueDecay}) {

@@ -232,6 +232,38 @@ class RecallPrecisionTest extends RecallFixture {
     }
 
     @Test
+    @DisplayName("R4 conversation context adds up: a turn between two matching turns is lent more than a turn beside one, and never as much as the best match it is lent from (Chinese and English)")
+    void contextAddsUp() {
+        everyday();
+        Instant t = NOW.minus(Duration.ofDays(3));
+        // The answer (turn 1) sits between the question and the follow-up, which hold the words.
+        String[] texts = {"你报名陶艺课了吗？ Did you sign up for the pottery class?", "报了，周六去的。 Yes, I went on Saturday.",
+            "陶艺好玩吗？ Was pottery fun?", "还行，手有点酸。 It was okay, my hands got tired."};
+        List<Memory> turns = new ArrayList<>();
+        for (int i = 0; i < texts.length; i++) {
+            String e = event(i % 2 == 0 ? Role.ASSISTANT : Role.USER, texts[i], t.plusSeconds(10L * i),
+                    Category.CONVERSATION, "pottery");
+            turns.add(memory(e, Kind.OBSERVATION, i % 2 == 0 ? Basis.ASSISTANT_EXPRESSION : Basis.USER_STATEMENT,
+                    texts[i], texts[i]));
+        }
+        for (String q : List.of("陶艺", "pottery", "陶艺 pottery")) {
+            RecallResult r = query(q);
+            double question = signal(item(r, turns.get(0).id()), "lexical");
+            double followUp = signal(item(r, turns.get(2).id()), "lexical");
+            assertThat(followUp).as(q).isGreaterThan(question); // the shorter row matches more
+            RecalledItem answer = item(r, turns.get(1).id());
+            RecalledItem after = item(r, turns.get(3).id());
+            assertThat(answer.evidence()).as(q).isEqualTo(Evidence.ADJACENT_TURN);
+            // Turn 3 is next to the follow-up only; turn 1 is next to both (keeping only the best
+            // would lend them the same).
+            assertThat(signal(answer, "context")).as(q).isGreaterThan(signal(after, "context"));
+            assertThat(signal(answer, "context")).as(q).isLessThanOrEqualTo(Recall.CONTEXT_CAP * followUp + 1e-9)
+                    .isLessThan(followUp);
+            assertThat(ids(r).indexOf(answer.memoryId())).as(q).isGreaterThan(ids(r).indexOf(turns.get(2).id()));
+        }
+    }
+
+    @Test
     @DisplayName("R4 a deleted turn's words leave its neighbours' context at once")
     void deletedTurnLeavesContext() {
         Instant t = NOW.minus(Duration.ofDays(5));

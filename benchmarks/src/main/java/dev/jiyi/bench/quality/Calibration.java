@@ -48,10 +48,12 @@ final class Calibration {
     private final double[] offTopicMax;
     private final boolean[] offTopicChinese;
     private final int[][] offTopicAbove;
+    private final Metrics denseOnly;
 
     private Calibration(String dataset, int questions, double[] gold, double[] other, double[] maxOther,
-                        double[] offTopicMax, boolean[] offTopicChinese, int[][] offTopicAbove) {
+                        double[] offTopicMax, boolean[] offTopicChinese, int[][] offTopicAbove, Metrics denseOnly) {
         this.dataset = dataset;
+        this.denseOnly = denseOnly;
         this.questions = questions;
         this.gold = gold;
         this.other = other;
@@ -74,6 +76,7 @@ final class Calibration {
             }
         }
         List<float[]> qv = queries.embed(s.questions().stream().map(Scenario.Question::query).toList());
+        Metrics denseOnly = new Metrics();
         List<Double> gold = new ArrayList<>();
         int otherCount = 0;
         for (Scenario.Question q : s.questions()) {
@@ -85,8 +88,10 @@ final class Calibration {
         for (int i = 0; i < s.questions().size(); i++) {
             Scenario.Question q = s.questions().get(i);
             double max = -1;
+            Map<String, Double> best = new LinkedHashMap<>();
             for (Memory m : byScope.getOrDefault(q.scope(), List.of())) {
                 double c = Embeddings.cosine(qv.get(i), vectors.get(m.id()));
+                best.merge(m.eventId(), c, Math::max);
                 if (q.gold().contains(m.eventId())) {
                     gold.add(c);
                 } else {
@@ -95,6 +100,8 @@ final class Calibration {
                 }
             }
             maxOther[i] = max;
+            denseOnly.add(best.entrySet().stream().sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+                    .limit(10).map(Map.Entry::getKey).toList(), q.gold());
         }
         List<float[]> pv = queries.embed(OFF_TOPIC);
         List<Double> offTopicMax = new ArrayList<>();
@@ -123,7 +130,7 @@ final class Calibration {
             }
         }
         return new Calibration(s.name(), s.questions().size(), toArray(gold), Arrays.copyOf(other, o), maxOther,
-                toArray(offTopicMax), chinese, above);
+                toArray(offTopicMax), chinese, above, denseOnly);
     }
 
     static boolean chinese(String text) {
@@ -197,6 +204,8 @@ final class Calibration {
         row(sb, "best non-gold per question", mx);
         row(sb, "best memory per English off-topic", offEn);
         row(sb, "best memory per Chinese off-topic", offZh);
+        sb.append(String.format(Locale.ROOT, "  the model alone (each persona's memories by cosine to the whole query): "
+                + "R@5 %.3f, R@10 %.3f, MRR %.3f%n", denseOnly.recall5(), denseOnly.recall10(), denseOnly.mrr()));
         sb.append(String.format(Locale.ROOT, "  %-9s %9s %16s %16s %16s %16s %16s%n", "threshold", "gold > t",
                 "non-gold > t / q", "q with non-gold", "en off-topic", "zh off-topic", "off-topic > t"));
         sb.append(String.format(Locale.ROOT, "  %-9s %9s %16s %16s %16s %16s %16s%n", "", "(share)", "(mean)",
