@@ -94,8 +94,9 @@ public interface LexicalIndex {
      * holds the share of the ideal that its words make up: each word it holds counts its score in
      * the ideal once (its IDF), however often it occurs and however short the row, since the
      * question is whether the archive holds what the query asks about, not how well one row
-     * matches. Recall answers a query lexically only when this reaches the minimum evidence; 0 when
-     * no row shares a word with it. In a scope of fewer than {@link #EVIDENCE_MIN_ROWS} rows
+     * matches. In a question of {@link #LONE_WORD_QUERY} words or more, a row holding one of them
+     * counts only when that word carries {@link #LONE_WORD_SHARE} of it. Recall answers a query
+     * lexically only when this reaches the minimum evidence; 0 when no row shares a word with it. In a scope of fewer than {@link #EVIDENCE_MIN_ROWS} rows
      * (memories and events), IDF cannot tell a common word from a rare one (in FTS5's BM25 a word in
      * half the rows weighs nothing), so the rule is off: positive infinity.
      */
@@ -103,6 +104,30 @@ public interface LexicalIndex {
 
     /** Rows a scope needs before {@link #evidence} measures anything. */
     int EVIDENCE_MIN_ROWS = 50;
+
+    /**
+     * R6: in a question of this many {@link #words} or more, a row that holds only one of them is
+     * evidence only when that word carries {@link #LONE_WORD_SHARE} of the question. One shared word
+     * of a longer question is chance ("explain" in "Explain the difference between TCP and UDP", "main"
+     * in "What were the main causes of the French Revolution?" beside a turn that used the word once);
+     * the rows that answer such a question hold two of its words, or its one telling word.
+     */
+    int LONE_WORD_QUERY = 4;
+
+    /** The share of the query one word must carry to be evidence alone in a long question. */
+    double LONE_WORD_SHARE = 0.5;
+
+    /**
+     * Whether the best row holding any of a query's words settles its evidence: the query is short,
+     * or that row's share is enough for one word alone. Otherwise the evidence is the best row that
+     * holds two or more of its words.
+     *
+     * @param words the query's {@link #words}
+     * @param best  the best share any row holds
+     */
+    static boolean settled(int words, double best) {
+        return words < LONE_WORD_QUERY || best >= LONE_WORD_SHARE;
+    }
 
     private static boolean partOfWord(String term, java.util.Set<String> terms) {
         if (term.codePointCount(0, term.length()) != 1) {

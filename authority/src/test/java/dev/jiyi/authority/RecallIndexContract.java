@@ -886,6 +886,35 @@ public abstract class RecallIndexContract {
     }
 
     @Test
+    @DisplayName("R6 one word of a question of four words or more is no evidence unless it carries half of the question; a row holding two of its words is (English, Chinese)")
+    void oneWordOfALongQuestion() {
+        for (int i = 0; i < 60; i++) {
+            remember(ALICE_WORK, "天气晴朗 sunny weather walk number " + i);
+        }
+        remember(ALICE_WORK, "They were scared but we explained it to them");
+        remember(ALICE_WORK, "今天工作很忙，开了三个会");
+        Eligibility alice = Eligibility.current(ALICE_WORK, NOW);
+        String tcp = "Explain the difference between TCP and UDP.";
+        String quantum = "量子计算机的工作原理和应用是什么";
+        // Four words or more, the archive holds one: chance.
+        assertThat(evidence(tcp, alice)).isZero();
+        assertThat(evidence(quantum, alice)).isZero();
+        // The same word in a short question is a share of it.
+        assertThat(evidence("Explain TCP", alice)).isGreaterThan(0.25);
+        assertThat(evidence("工作原理", alice)).isGreaterThan(0.25);
+        // One word carrying half of a long question: its other words are everywhere in the scope.
+        String guitar = "sunny weather walk 吉他";
+        assertThat(evidence(guitar, alice)).isLessThan(0.1); // only the words every row holds
+        remember(ALICE_WORK, "我最近在学吉他");
+        assertThat(evidence(guitar, alice)).isGreaterThanOrEqualTo(0.5);
+        // A row holding two words of the long question is evidence.
+        remember(ALICE_WORK, "TCP keeps the order, UDP does not");
+        remember(ALICE_WORK, "量子计算机还很难做");
+        assertThat(evidence(tcp, alice)).isGreaterThan(0.4);
+        assertThat(evidence(quantum, alice)).isGreaterThan(0.25);
+    }
+
+    @Test
     @DisplayName("R6 the minimum-evidence rule counts the scope's rows: a scope of a few rows is off the rule, however large the file")
     void evidenceRuleCountsTheScope() {
         for (int i = 0; i < 80; i++) {

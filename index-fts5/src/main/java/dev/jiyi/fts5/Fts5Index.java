@@ -364,18 +364,25 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
             if (memories.scopeRows() + events.scopeRows() < EVIDENCE_MIN_ROWS) {
                 return Double.POSITIVE_INFINITY;
             }
-            double best = 0;
-            for (Candidate c : eligibleBest(snapshot, memories.held(words), filter, 1)) {
-                best = Math.max(best, c.score() / memories.ideal(words));
-            }
-            List<Candidate> held = events.held(words);
-            if (!held.isEmpty()) {
-                best = Math.max(best, held.get(0).score() / events.ideal(words));
-            }
-            return best;
+            double best = held(snapshot, memories, events, words, filter, 1);
+            return LexicalIndex.settled(words.size(), best) ? best : held(snapshot, memories, events, words, filter, 2);
         } catch (SQLException e) {
             throw new StorageException("measuring the query's evidence", e);
         }
+    }
+
+    /** The most of the query one eligible memory or one event of the scope holds, of rows holding {@code least} words. */
+    private double held(Snapshot snapshot, ScopedBm25 memories, ScopedBm25 events, List<String> words, Eligibility filter,
+                        int least) throws SQLException {
+        double best = 0;
+        for (Candidate c : eligibleBest(snapshot, memories.held(words, least), filter, 1)) {
+            best = Math.max(best, c.score() / memories.ideal(words));
+        }
+        List<Candidate> held = events.held(words, least);
+        if (!held.isEmpty()) {
+            best = Math.max(best, held.get(0).score() / events.ideal(words));
+        }
+        return best;
     }
 
     /** Candidates with their BM25 divided by the query's ideal (see {@link LexicalIndex}). */

@@ -110,18 +110,24 @@ final class ScopedBm25 {
     }
 
     /**
-     * Every row of the scope holding any of {@code terms}, scored by how much of the query it holds:
-     * the sum of the scope's IDF of each term it holds, however often and however long the row (the
-     * part of BM25 that measures the query, not the row). Best first; equal sums newest row first.
+     * Every row of the scope holding at least {@code least} of {@code terms}, scored by how much of
+     * the query it holds: the sum of the scope's IDF of each term it holds, however often and however
+     * long the row (the part of BM25 that measures the query, not the row). Best first; equal sums
+     * newest row first.
      */
-    List<Candidate> held(List<String> terms) throws SQLException {
+    List<Candidate> held(List<String> terms, int least) throws SQLException {
         Map<Long, Double> sums = new HashMap<>();
+        Map<Long, Integer> counts = new HashMap<>();
         for (String term : terms) {
             Hits h = hits(term);
             double idf = idf(scopeRows(), h.rows.length);
             for (long row : h.rows) {
                 sums.merge(row, idf, Double::sum);
+                counts.merge(row, 1, Integer::sum);
             }
+        }
+        if (least > 1) {
+            sums.keySet().removeIf(row -> counts.get(row) < least);
         }
         return bestFirst(sums);
     }

@@ -761,8 +761,14 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
         } catch (IOException e) {
             throw new StorageException("searching the Lucene index", e);
         }
-        return Math.max(held(Documents.MEMORY_TEXT, filter.scope(), words, Documents.eligible(filter)),
-                held(Documents.EVENT_TEXT, filter.scope(), words, Documents.events(filter.scope())));
+        double best = held(words, filter, 1);
+        return LexicalIndex.settled(words.size(), best) ? best : held(words, filter, 2);
+    }
+
+    /** The most of the query one eligible memory or one event of the scope holds, of those holding {@code least} words. */
+    private double held(List<List<String>> words, Eligibility filter, int least) {
+        return Math.max(held(Documents.MEMORY_TEXT, filter.scope(), words, Documents.eligible(filter), least),
+                held(Documents.EVENT_TEXT, filter.scope(), words, Documents.events(filter.scope()), least));
     }
 
     @Override
@@ -867,11 +873,12 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
     }
 
     /**
-     * The most of the query's words one document of {@code filter} holds, over their ideal
-     * ({@link LexicalIndex#evidence}): each word the document holds counts its {@link #weights}
-     * once, however often it occurs and however long the document, the sum over the query's ideal.
+     * The most of the query's words one document of {@code filter} holding at least {@code least} of
+     * them holds, over their ideal ({@link LexicalIndex#evidence}): each word the document holds counts
+     * its {@link #weights} once, however often it occurs and however long the document, the sum over
+     * the query's ideal.
      */
-    private double held(String field, Scope scope, List<List<String>> words, Query filter) {
+    private double held(String field, Scope scope, List<List<String>> words, Query filter, int least) {
         try {
             IndexSearcher acquired = searchers.acquire();
             try {
@@ -888,6 +895,7 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
                                 BooleanClause.Occur.SHOULD);
                     }
                 }
+                any.setMinimumNumberShouldMatch(least);
                 Query q = new BooleanQuery.Builder().add(any.build(), BooleanClause.Occur.MUST)
                         .add(filter, BooleanClause.Occur.FILTER).build();
                 TopDocs top = searcher.search(q, 1);
