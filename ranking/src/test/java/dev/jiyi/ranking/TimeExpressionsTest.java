@@ -318,13 +318,19 @@ class TimeExpressionsTest {
     }
 
     @Test
-    @DisplayName("R10 N days/weeks/months/years ago contains the query time minus N units (seeded property)")
+    @DisplayName("R10 N days/weeks/months/years ago contains the query day minus N units, daylight-saving gaps included (seeded property)")
     void agoProperty() {
         Random random = SeededRandom.create("R10 time expressions ago property");
         List<ZoneId> zones = List.of(UTC, ZoneId.of("Asia/Shanghai"), ZoneId.of("America/New_York"),
                 ZoneId.of("Europe/Berlin"), ZoneId.of("Asia/Kolkata"), ZoneId.of("America/St_Johns"));
         List<ChronoUnit> units = List.of(ChronoUnit.DAYS, ChronoUnit.WEEKS, ChronoUnit.MONTHS, ChronoUnit.YEARS);
         int[] caps = {100_000, 5_000, 1_000, 200};
+        // A seed that found it: the query day, Sunday 1928-05-06 in St John's, ends in a gap at 23:00.
+        assertThat(TimeExpressions.find("what happened 4357 weeks ago", Instant.parse("2011-11-07T02:57:11Z"),
+                ZoneId.of("America/St_Johns"))).singleElement().satisfies(w -> {
+                    assertThat(w.start()).isEqualTo(Instant.parse("1928-04-30T03:30:52Z"));
+                    assertThat(w.end()).isEqualTo(Instant.parse("1928-05-07T02:30:52Z"));
+                });
         for (int i = 0; i < 3_000; i++) {
             int u = random.nextInt(units.size());
             int n = random.nextBoolean() ? random.nextInt(13) : random.nextInt(caps[u] + 1);
@@ -333,7 +339,11 @@ class TimeExpressionsTest {
             String expression = random.nextBoolean() ? english(random, u, n) : chinese(random, u, n);
             String query = List.of("", "我", "what happened ", "「").get(random.nextInt(4)) + expression
                     + List.of("", " 的事", "?", "，在杭州").get(random.nextInt(4));
-            Instant expected = ZonedDateTime.ofInstant(at, zone).minus(n, units.get(u)).toInstant();
+            // The query day minus N units, from its start: the query's time of day minus N units can
+            // fall in a daylight-saving gap and be pushed into the next day (St John's, 1928-05-06
+            // 23:27 is 1928-05-07 00:27), and the window is whole days.
+            Instant expected = ZonedDateTime.ofInstant(at, zone).toLocalDate().minus(n, units.get(u)).atStartOfDay(zone)
+                    .toInstant();
             assertThat(TimeExpressions.find(query, at, zone)).as("%s at %s in %s", query, at, zone)
                     .singleElement()
                     .satisfies(w -> assertThat(w.expression()).isEqualTo(expression))
