@@ -96,9 +96,10 @@ public interface LexicalIndex {
      * question is whether the archive holds what the query asks about, not how well one row
      * matches. In a question of {@link #LONE_WORD_QUERY} words or more, a row holding one of them
      * counts only when that word carries {@link #LONE_WORD_SHARE} of it. Recall answers a query
-     * lexically only when this reaches the minimum evidence; 0 when no row shares a word with it. In a scope of fewer than {@link #EVIDENCE_MIN_ROWS} rows
-     * (memories and events), IDF cannot tell a common word from a rare one (in FTS5's BM25 a word in
-     * half the rows weighs nothing), so the rule is off: positive infinity.
+     * lexically only when this reaches the minimum evidence; 0 when no row shares a word with it.
+     * In a scope of fewer than {@link #EVIDENCE_MIN_ROWS} rows (memories and events), IDF cannot
+     * tell a common word from a rare one (in FTS5's BM25 a word in half the rows weighs nothing), so
+     * the rule is off: positive infinity.
      */
     double evidence(Snapshot snapshot, String query, Eligibility filter);
 

@@ -371,9 +371,9 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         }
     }
 
-    /** The most of the query one eligible memory or one event of the scope holds, of rows holding {@code least} words. */
-    private double held(Snapshot snapshot, ScopedBm25 memories, ScopedBm25 events, List<String> words, Eligibility filter,
-                        int least) throws SQLException {
+    /** The most of the query one eligible memory or event of the scope holds, of those holding {@code least} words. */
+    private double held(Snapshot snapshot, ScopedBm25 memories, ScopedBm25 events, List<String> words,
+                        Eligibility filter, int least) throws SQLException {
         double best = 0;
         for (Candidate c : eligibleBest(snapshot, memories.held(words, least), filter, 1)) {
             best = Math.max(best, c.score() / memories.ideal(words));

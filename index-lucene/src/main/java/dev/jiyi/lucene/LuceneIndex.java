@@ -765,7 +765,7 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
         return LexicalIndex.settled(words.size(), best) ? best : held(words, filter, 2);
     }
 
-    /** The most of the query one eligible memory or one event of the scope holds, of those holding {@code least} words. */
+    /** The most of the query one eligible memory or event of the scope holds, of those holding {@code least} words. */
     private double held(List<List<String>> words, Eligibility filter, int least) {
         return Math.max(held(Documents.MEMORY_TEXT, filter.scope(), words, Documents.eligible(filter), least),
                 held(Documents.EVENT_TEXT, filter.scope(), words, Documents.events(filter.scope()), least));
