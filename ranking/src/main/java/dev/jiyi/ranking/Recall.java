@@ -449,11 +449,15 @@ public final class Recall {
         return out;
     }
 
-    /** Best score first; memories before raw events; then IDs: deterministic for equal scores. */
+    /**
+     * Best score first; memories before raw events; then the source event's ID (the host's, so equal
+     * scores come in the same order in any copy of the archive, where memory IDs are made anew by
+     * each load), then the memory's ID.
+     */
     static final Comparator<RecalledItem> ORDER = Comparator.comparingDouble(RecalledItem::score).reversed()
             .thenComparing(RecalledItem::type)
-            .thenComparing(i -> i.memoryId() == null ? "" : i.memoryId())
-            .thenComparing(RecalledItem::sourceEventId);
+            .thenComparing(RecalledItem::sourceEventId)
+            .thenComparing(i -> i.memoryId() == null ? "" : i.memoryId());
 
     /** The recheck (R8, T6): never revoked; expired and future facts only with history. */
     private static boolean admits(RecallRow row, Instant at, boolean history) {
