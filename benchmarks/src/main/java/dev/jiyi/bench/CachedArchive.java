@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.SplittableRandom;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
@@ -94,6 +95,20 @@ public final class CachedArchive {
         }
         String name = "chat-" + size + "-s" + seed + (vectors == null ? ""
                 : "-" + vectors.distribution().name().toLowerCase(Locale.ROOT) + vectors.dimensions());
+        String what = String.format(Locale.ROOT, "%,d memories%s", size,
+                vectors == null ? "" : " with " + vectors.fingerprint() + " vectors");
+        return open(root, name, what, archive -> archive.build(size, seed, vectors, chunkSize), log);
+    }
+
+    /**
+     * The archive called {@code name} under {@code root}: the cached one if its properties say it is
+     * complete, else an empty directory that {@code build} fills (through {@link #home()}, recording
+     * figures with {@link #record}) before it is marked complete. An archive left incomplete by an
+     * interrupted build is deleted and built again.
+     *
+     * @param what what the archive holds, for the log line
+     */
+    public static CachedArchive open(Path root, String name, String what, Consumer<CachedArchive> build, PrintStream log) {
         Path dir = root.resolve(name);
         Path file = dir.resolve(PROPERTIES);
         Properties p = read(file);
@@ -107,10 +122,11 @@ public final class CachedArchive {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the archive directory " + dir, e);
         }
-        log.printf(Locale.ROOT, "building %,d memories%s in %s (kept for later runs) ...%n", size,
-                vectors == null ? "" : " with " + vectors.fingerprint() + " vectors", dir);
+        log.printf(Locale.ROOT, "building %s in %s (kept for later runs) ...%n", what, dir);
         CachedArchive archive = new CachedArchive(dir, new Properties(), false);
-        archive.build(size, seed, vectors, chunkSize);
+        build.accept(archive);
+        archive.properties.setProperty(COMPLETE, "true");
+        archive.write();
         return archive;
     }
 
@@ -130,6 +146,23 @@ public final class CachedArchive {
     /** A figure recorded in {@code archive.properties} (build times in nanoseconds), or -1. */
     public long figure(String key) {
         return Long.parseLong(properties.getProperty(key, "-1"));
+    }
+
+    /** The texts recorded with {@link #note} under keys that start with {@code prefix}, by the rest of the key. */
+    public java.util.Map<String, String> notes(String prefix) {
+        java.util.Map<String, String> out = new java.util.TreeMap<>();
+        for (String key : properties.stringPropertyNames()) {
+            if (key.startsWith(prefix)) {
+                out.put(key.substring(prefix.length()), properties.getProperty(key));
+            }
+        }
+        return out;
+    }
+
+    /** Records a text in {@code archive.properties}, so that later runs can read it. */
+    public void note(String key, String value) {
+        properties.setProperty(key, value);
+        write();
     }
 
     /** Records a figure in {@code archive.properties}, so that later runs can report it. */
@@ -168,8 +201,6 @@ public final class CachedArchive {
         try (Jiyi reopened = Jiyi.open(home())) {
             properties.setProperty("fts5RebuildNanos", Long.toString(System.nanoTime() - t));
         }
-        properties.setProperty(COMPLETE, "true");
-        write();
     }
 
     /** Stores one generated vector per memory, in pages of {@code chunkSize}; returns the nanoseconds spent. */
@@ -363,7 +394,8 @@ public final class CachedArchive {
         }
     }
 
-    private static void deleteTree(Path dir) {
+    /** Deletes {@code dir} and everything under it, if it exists. */
+    public static void deleteTree(Path dir) {
         if (!Files.exists(dir)) {
             return;
         }
@@ -372,7 +404,7 @@ public final class CachedArchive {
                 Files.delete(p);
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot delete the incomplete archive " + dir, e);
+            throw new UncheckedIOException("cannot delete " + dir, e);
         }
     }
 }

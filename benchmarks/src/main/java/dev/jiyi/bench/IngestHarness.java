@@ -293,7 +293,7 @@ public final class IngestHarness implements Callable<Integer> {
      * The 1, 5 and 15 minute load averages from {@code /proc/loadavg}, so that a reader can tell
      * whether other work shared the machine; "unknown" where there is no such file.
      */
-    static String loadAverage() {
+    public static String loadAverage() {
         Path proc = Path.of("/proc/loadavg");
         try {
             if (!Files.isReadable(proc)) {
@@ -354,7 +354,7 @@ public final class IngestHarness implements Callable<Integer> {
     }
 
     /** Nearest-rank percentile of sorted values. */
-    static long percentile(long[] sorted, int p) {
+    public static long percentile(long[] sorted, int p) {
         int rank = (int) Math.ceil(p / 100.0 * sorted.length);
         return sorted[Math.max(0, rank - 1)];
     }

@@ -303,7 +303,7 @@ public final class LuceneRecallHarness implements Callable<Integer> {
     }
 
     /** Catches up until the index has applied the whole change log. */
-    private static void catchUp(LuceneIndex lucene, Authority authority) {
+    public static void catchUp(LuceneIndex lucene, Authority authority) {
         for (LuceneIndex.Status s = lucene.catchUp(authority); s.behind() > 0; s = lucene.catchUp(authority)) {
             if (s.readOnly()) {
                 throw new IllegalStateException("another process holds the Lucene index's write lock");

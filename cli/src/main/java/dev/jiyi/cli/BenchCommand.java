@@ -30,9 +30,12 @@ final class BenchCommand implements Callable<Integer> {
 
     /** The harnesses of {@code ./jiyi bench}, in the launcher's order. */
     enum Harness {
-        RECALL("dev.jiyi.bench.quality.RecallQuality", "[--datasets locomo,madial-zh,...] [--index fts5|lucene]",
-                "Recall quality: evidence recall@5/@10 and MRR on LoCoMo and MADial-Bench, against a trigram FTS5"
-                        + " baseline."),
+        RECALL("dev.jiyi.bench.quality.RecallQuality",
+                "[--datasets jiyi,locomo,...] [--sizes base,10k,100k,1m] [--index fts5,lucene,lucene-smartcn]"
+                        + " [--mode fast,semantic,deep] [--out DIR] [--check FILE]",
+                "Recall quality and latency on archives grown with seeded distractors: R@5/@10, MRR, nDCG@10,"
+                        + " off-topic and leak rates, p50/p95/p99; Markdown, JSON and charts; --check fails on a"
+                        + " regression."),
         INGEST("dev.jiyi.bench.IngestHarness", "[options]",
                 "Ingestion throughput (single commits and batches) and CLI cold start."),
         DELETE("dev.jiyi.bench.DeletionHarness", "[--sizes N,N] [--deletions K]",

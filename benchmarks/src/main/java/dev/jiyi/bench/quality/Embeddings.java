@@ -3,6 +3,7 @@ package dev.jiyi.bench.quality;
 import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.VectorCache;
+import dev.jiyi.cli.Progress;
 import dev.jiyi.providers.Embedder;
 
 import java.util.ArrayList;
@@ -31,8 +32,12 @@ final class Embeddings {
     record Archive(Map<String, float[]> vectors, int stored, int skipped, double seconds) {
     }
 
-    /** Embeds and stores a vector for every memory of the scopes that has none of this fingerprint. */
-    static Archive embed(Authority authority, Iterable<Scope> scopes, Embedder embedder) {
+    /**
+     * Embeds and stores a vector for every memory of the scopes that has none of this fingerprint.
+     *
+     * @param progress advanced by each memory embedded
+     */
+    static Archive embed(Authority authority, Iterable<Scope> scopes, Embedder embedder, Progress progress) {
         String fingerprint = embedder.fingerprint();
         Map<String, float[]> vectors = new HashMap<>();
         int stored = 0;
@@ -53,6 +58,7 @@ final class Embeddings {
                 stored += s.stored();
                 skipped += s.skipped();
                 after = tasks.getLast().rowId();
+                progress.advance(tasks.size());
             }
         }
         return new Archive(vectors, stored, skipped, (System.nanoTime() - start) / 1e9);

@@ -5,13 +5,16 @@ import java.util.Set;
 
 /**
  * Evidence recall@k as the datasets define it (per question, the fraction of its gold items among
- * the top k; averaged over questions) and mean reciprocal rank of the first gold item in the top 10.
+ * the top k; averaged over questions), mean reciprocal rank of the first gold item in the top 10,
+ * and nDCG@10 with binary relevance (each gold item found at rank i earns 1 / log2(i + 1), divided by
+ * what the gold items would earn at the top).
  */
 final class Metrics {
 
     private double recall5;
     private double recall10;
     private double mrr;
+    private double ndcg10;
     private int questions;
 
     void add(List<String> ranked, Set<String> gold) {
@@ -23,6 +26,7 @@ final class Metrics {
                 break;
             }
         }
+        ndcg10 += ndcg(ranked, gold, 10);
         questions++;
     }
 
@@ -36,6 +40,24 @@ final class Metrics {
         return (double) found / gold.size();
     }
 
+    static double ndcg(List<String> ranked, Set<String> gold, int k) {
+        double dcg = 0;
+        for (int i = 0; i < Math.min(k, ranked.size()); i++) {
+            if (gold.contains(ranked.get(i))) {
+                dcg += 1 / log2(i + 2);
+            }
+        }
+        double ideal = 0;
+        for (int i = 0; i < Math.min(k, gold.size()); i++) {
+            ideal += 1 / log2(i + 2);
+        }
+        return ideal == 0 ? 0 : dcg / ideal;
+    }
+
+    private static double log2(double x) {
+        return Math.log(x) / Math.log(2);
+    }
+
     double recall5() {
         return questions == 0 ? 0 : recall5 / questions;
     }
@@ -46,6 +68,10 @@ final class Metrics {
 
     double mrr() {
         return questions == 0 ? 0 : mrr / questions;
+    }
+
+    double ndcg10() {
+        return questions == 0 ? 0 : ndcg10 / questions;
     }
 
     int questions() {

@@ -6,7 +6,13 @@ import dev.jiyi.authority.Derivation;
 import dev.jiyi.authority.EventSubmission;
 import dev.jiyi.authority.Memory;
 import dev.jiyi.authority.MemoryDraft;
-import dev.jiyi.authority.SubmitResult;
+import dev.jiyi.authority.CorrectionDraft;
+import dev.jiyi.authority.RecallIndex;
+import dev.jiyi.bench.CachedArchive;
+import dev.jiyi.bench.ChatCorpus;
+import dev.jiyi.cli.Progress;
+import dev.jiyi.lucene.Analysis;
+import dev.jiyi.lucene.LuceneIndex;
 import dev.jiyi.cli.Home;
 import dev.jiyi.cli.Jiyi;
 import dev.jiyi.providers.Embedder;
@@ -21,41 +27,46 @@ import dev.jiyi.ranking.RecalledItem;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.SQLException;
 import java.time.Clock;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 
 /**
- * The recall-quality check: loads LoCoMo and MADial-Bench (zh, en) into fresh jiyi homes exactly as
- * a host would (events, then hand-derived memories), runs every question through recall, and
- * prints evidence recall@5, recall@10 and MRR beside the trigram FTS5 baseline.
+ * The recall benchmark, {@code ./jiyi bench recall}: loads each scenario (jiyi's own, LoCoMo,
+ * MADial-Bench; {@link Datasets}, {@link OwnScenario}) into a jiyi home exactly as a host would
+ * (events, then hand-derived memories, then corrections and deletions), grows it with seeded
+ * distractors to each of {@code --sizes} ({@link Growth}), and runs every question through recall on
+ * each of {@code --index} and {@code --mode}. It reports evidence R@5, R@10, MRR and nDCG@10 (beside
+ * the trigram FTS5 baseline on the scenario alone), the share of off-topic probes answered, the leak
+ * rate of deleted, corrected and expired text, and each recall's latency (p50, p95, p99 after a
+ * warm-up pass) as Markdown on standard output and, under {@code --out}, as Markdown, JSON and charts
+ * ({@link Report}). {@code --check FILE} compares the figures with expected ones and exits 1 on a
+ * regression ({@link Expected}); {@code --write-expected FILE} writes this run's.
+ *
+ * <p>Archives are cached under {@code --archives} (default {@code jiyi-bench-archives/recall} in the
+ * temporary directory; {@code none} builds each in a temporary home), keyed by the scenario's content,
+ * the size and the seed: a rerun does not rebuild them.
  *
  * <p>Fast mode (the default) needs no model. For {@code --mode semantic} or {@code deep} (and for
- * {@code --calibrate}) every memory of each loaded archive is first embedded with the local model
+ * {@code --calibrate}) every memory of each archive is first embedded with the local model
  * ({@link LocalEmbedder}, BGE small zh v1.5) and stored in the vector cache as
- * {@code jiyi reindex --vectors} would; recall then embeds each query with the same model.
- * {@code --mode} and {@code --cosine-threshold} take comma-separated lists: each archive is loaded
- * and embedded once and every mode runs at every threshold (fast mode once: it ignores the threshold).
- * {@code --calibrate} prints, per dataset, how similar queries are to their gold memories, to the
- * other memories of the persona, and how similar off-topic questions are to any memory
- * ({@code --calibrate --mode none} prints only that).
+ * {@code jiyi reindex --vectors} would (kept in a cached archive); recall then embeds each query with
+ * the same model. {@code --mode} and {@code --cosine-threshold} take comma-separated lists: every mode
+ * runs at every threshold (fast mode once: it ignores the threshold). {@code --calibrate} prints, per
+ * dataset, how similar queries are to their gold memories, to the other memories of the persona, and
+ * how similar off-topic questions are to any memory ({@code --calibrate --mode none} prints only that).
  *
  * <pre>java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar dev.jiyi.bench.quality.RecallQuality
- *     [--data DIR] [--datasets locomo,madial-zh,madial-en] [--mode fast,semantic,deep]
- *     [--cosine-threshold 0.3,0.5] [--semantic-limit N] [--calibrate] [--index fts5|lucene]</pre>
- *
- * <p>{@code --index} chooses the index recall searches, as {@code jiyi recall --index} does: FTS5
- * with the exact vector scan (the default), or the derived Lucene index (BM25 and HNSW), built from
- * each fresh archive on its first search.
+ *     [--data DIR] [--datasets jiyi,locomo,madial-zh,...] [--sizes base,10k,100k,1m] [--seed N]
+ *     [--index fts5,lucene,lucene-smartcn] [--mode fast,semantic,deep] [--cosine-threshold 0.3,0.5]
+ *     [--archives DIR|none] [--out DIR] [--check FILE] [--write-expected FILE] [--quiet]
+ *     [--semantic-limit N] [--calibrate]</pre>
  */
 public final class RecallQuality {
 
@@ -63,19 +74,82 @@ public final class RecallQuality {
     }
 
     /**
-     * One dataset's outcome in one mode.
+     * One dataset's outcome on one archive size, index and mode.
      *
+     * @param size the archive size asked for ({@code base}: the scenario alone, or a number of memories)
+     * @param memories the memories the archive holds
      * @param threshold the cosine threshold (NaN in fast mode, which compares no vectors)
+     * @param questions the questions with gold evidence, which the recall figures average over
+     * @param baseRecall5 the trigram FTS5 baseline on the scenario alone (NaN on grown archives)
      * @param millisPerQuery mean wall time of one recall (query embedding excluded: queries are embedded
-     *                       once beforehand), a rough figure; latency has its own harness
+     *                       once beforehand)
+     * @param p50Millis nearest-rank percentiles of one recall's wall time, after a warm-up pass
      * @param offTopicAny R6: the share of recalls of the off-topic probes ({@link Calibration#OFF_TOPIC},
-     *                    each against each persona) that return anything
+     *                    each against each scope the questions search) that return anything
      * @param offTopicItems the mean number of results such a recall returns (at most 10)
+     * @param leakQuestions questions with forbidden texts (deleted, corrected, no longer valid)
+     * @param leaks the share of those whose top 10 shows a forbidden text: 0 unless something is broken
      */
-    public record Row(String dataset, String mode, double threshold, int questions, int skipped, double recall5,
-                      double recall10, double mrr, double baseRecall5, double baseRecall10, double baseMrr,
-                      Map<String, double[]> byCategory, double millisPerQuery, double offTopicAny, double offTopicItems) {
+    public record Row(String dataset, String size, int memories, String index, String mode, double threshold,
+                      int questions, int skipped, double recall5, double recall10, double mrr, double ndcg10,
+                      double baseRecall5, double baseRecall10, double baseMrr, Map<String, double[]> byCategory,
+                      double millisPerQuery, double p50Millis, double p95Millis, double p99Millis, double offTopicAny,
+                      double offTopicItems, int leakQuestions, double leaks) {
+
+        /** This row's key in an expected-figures file: {@code dataset.index.mode.size}. */
+        public String key() {
+            String m = Double.isNaN(threshold) || mode.equals("fast") ? mode
+                    : mode + "@" + String.format(Locale.ROOT, "%.2f", threshold);
+            return dataset + "." + index + "." + m + "." + size;
+        }
     }
+
+    /**
+     * What one run measures.
+     *
+     * @param sizes archive sizes in memories; 0 is the scenario alone ({@code base})
+     * @param indexes {@code fts5}, {@code lucene} (jiyi's analysis, the same tokens as FTS5) or
+     *                {@code lucene-smartcn} (Lucene's own Chinese analysis)
+     * @param thresholds the cosine thresholds semantic and deep modes run at (each one)
+     * @param archives where grown archives are cached between runs; null builds each in a temporary
+     *                 home and deletes it afterwards
+     * @param calibrate whether to print each dataset's cosine calibration table (to standard error;
+     *                  only for an archive built in this run)
+     * @param quiet no progress on standard error
+     */
+    public record Plan(Path data, List<String> datasets, List<Integer> sizes, List<String> indexes,
+                       List<RecallMode> modes, List<Double> thresholds, RecallConfig config, long seed, Path archives,
+                       boolean calibrate, boolean quiet) {
+
+        public Plan {
+            for (String index : indexes) {
+                if (!INDEXES.contains(index)) {
+                    throw new IllegalArgumentException("--index: must be one of " + String.join(", ", INDEXES));
+                }
+            }
+            for (int size : sizes) {
+                if (size < 0) {
+                    throw new IllegalArgumentException("--sizes: must be base or positive numbers of memories");
+                }
+            }
+        }
+
+        /** Fast mode on the scenarios alone, in temporary homes (what the smoke tests run). */
+        public static Plan fast(Path data, List<String> datasets, RecallConfig config, String index) {
+            return new Plan(data, datasets, List.of(0), List.of(index), List.of(RecallMode.FAST),
+                    List.of(config.cosineThreshold()), config, ChatCorpus.DEFAULT_SEED, null, false, true);
+        }
+    }
+
+    /** The indexes a run can compare. */
+    public static final List<String> INDEXES = List.of("fts5", "lucene", "lucene-smartcn");
+
+    /** The scenarios {@code --datasets} can name. */
+    public static final List<String> DATASETS = List.of("jiyi", "locomo", "locomo-speaker", "madial-zh", "madial-en",
+            "madial-zh-history", "madial-en-history");
+
+    /** Recalls run once, unmeasured, before the measured pass of each index and mode. */
+    static final int WARMUP = 50;
 
     /**
      * Whether a dialogue (MADial) is asked as a dialogue, turn by turn ({@code recall --dialogue}), or
@@ -84,52 +158,131 @@ public final class RecallQuality {
     static boolean DIALOGUE = true;
 
     public static void main(String[] args) throws Exception {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /** The command line; returns the exit code: 0, 1 when {@code --check} finds a regression, 2 on bad arguments. */
+    static int run(String[] args, java.io.PrintStream out, java.io.PrintStream err) throws Exception {
         Path data = Path.of("..", "shared", "datasets");
-        List<String> names = List.of("locomo", "madial-zh", "madial-en", "madial-zh-history", "madial-en-history");
+        List<String> names = List.of("jiyi", "locomo", "madial-zh", "madial-en", "madial-zh-history", "madial-en-history");
         RecallConfig config = RecallConfig.DEFAULT;
         List<RecallMode> modes = List.of(RecallMode.FAST);
         List<Double> thresholds = null;
+        List<Integer> sizes = List.of(0);
+        List<String> indexes = List.of("fts5");
         boolean calibrate = false;
-        String index = "fts5";
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--data" -> data = Path.of(args[++i]);
-                case "--datasets" -> names = List.of(args[++i].split(","));
-                case "--weights" -> {
-                    double[] w = java.util.Arrays.stream(args[++i].split(",")).mapToDouble(Double::parseDouble).toArray();
-                    config = config.withWeights(new dev.jiyi.ranking.Weights(w[0], w[1], w[2], w[3], w[4], w[5], w[6]));
+        boolean quiet = false;
+        long seed = ChatCorpus.DEFAULT_SEED;
+        Path archives = CachedArchive.DEFAULT_ROOT.resolve("recall");
+        Path outDir = Path.of("target", "bench-recall");
+        Path check = null;
+        Path writeExpected = null;
+        Plan plan;
+        try {
+            for (int i = 0; i < args.length; i++) {
+                switch (args[i]) {
+                    case "--data" -> data = Path.of(args[++i]);
+                    case "--datasets" -> names = List.of(args[++i].split(","));
+                    case "--sizes" -> sizes = sizes(args[++i]);
+                    case "--index" -> indexes = List.of(args[++i].split(","));
+                    case "--seed" -> seed = Long.parseLong(args[++i]);
+                    case "--archives" -> archives = args[++i].equals("none") ? null : Path.of(args[i]);
+                    case "--out" -> outDir = Path.of(args[++i]);
+                    case "--check" -> check = Path.of(args[++i]);
+                    case "--write-expected" -> writeExpected = Path.of(args[++i]);
+                    case "--quiet" -> quiet = true;
+                    case "--weights" -> {
+                        double[] w = java.util.Arrays.stream(args[++i].split(",")).mapToDouble(Double::parseDouble).toArray();
+                        config = config.withWeights(new dev.jiyi.ranking.Weights(w[0], w[1], w[2], w[3], w[4], w[5], w[6]));
+                    }
+                    case "--candidates" -> {
+                        String[] c = args[++i].split(",");
+                        config = config.withCandidateLimits(Integer.parseInt(c[0]), Integer.parseInt(c[1]));
+                    }
+                    case "--event-evidence" -> config = config.withEventEvidence(Double.parseDouble(args[++i]));
+                    case "--precision" -> {
+                        double[] p = java.util.Arrays.stream(args[++i].split(",")).mapToDouble(Double::parseDouble).toArray();
+                        config = config.withPrecision(new RecallConfig.Precision(p[0], p[1], p[2], p[3]));
+                    }
+                    case "--mode" -> modes = args[++i].equals("none") ? List.of() : java.util.Arrays.stream(args[i].split(","))
+                            .map(RecallQuality::mode).toList();
+                    case "--cosine-threshold" -> thresholds = java.util.Arrays.stream(args[++i].split(","))
+                            .map(t -> Double.parseDouble(t.strip())).toList();
+                    case "--semantic-limit" -> config = config.withSemanticLimit(Integer.parseInt(args[++i]));
+                    case "--calibrate" -> calibrate = true;
+                    case "--query" -> DIALOGUE = switch (args[++i]) {
+                        case "dialogue" -> true;
+                        case "text" -> false;
+                        default -> throw new IllegalArgumentException("--query: must be dialogue or text");
+                    };
+                    default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; see docs/benchmarks.md");
                 }
-                case "--candidates" -> {
-                    String[] c = args[++i].split(",");
-                    config = config.withCandidateLimits(Integer.parseInt(c[0]), Integer.parseInt(c[1]));
+            }
+            for (String name : names) {
+                if (!DATASETS.contains(name)) {
+                    throw new IllegalArgumentException("--datasets: each must be one of " + String.join(", ", DATASETS));
                 }
-                case "--event-evidence" -> config = config.withEventEvidence(Double.parseDouble(args[++i]));
-                case "--precision" -> {
-                    double[] p = java.util.Arrays.stream(args[++i].split(",")).mapToDouble(Double::parseDouble).toArray();
-                    config = config.withPrecision(new RecallConfig.Precision(p[0], p[1], p[2], p[3]));
-                }
-                case "--mode" -> modes = args[++i].equals("none") ? List.of() : java.util.Arrays.stream(args[i].split(","))
-                        .map(m -> RecallMode.valueOf(m.strip().toUpperCase(Locale.ROOT))).toList();
-                case "--cosine-threshold" -> thresholds = java.util.Arrays.stream(args[++i].split(","))
-                        .map(t -> Double.parseDouble(t.strip())).toList();
-                case "--semantic-limit" -> config = config.withSemanticLimit(Integer.parseInt(args[++i]));
-                case "--calibrate" -> calibrate = true;
-                case "--query" -> DIALOGUE = switch (args[++i]) {
-                    case "dialogue" -> true;
-                    case "text" -> false;
-                    default -> throw new IllegalArgumentException("--query: must be dialogue or text");
-                };
-                case "--index" -> index = switch (args[++i]) {
-                    case "fts5", "lucene" -> args[i];
-                    default -> throw new IllegalArgumentException("--index: must be fts5 or lucene, was " + args[i]);
-                };
-                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+            }
+            plan = new Plan(data, names, sizes, indexes, modes, thresholds == null ? List.of(config.cosineThreshold())
+                    : thresholds, config, seed, calibrate ? null : archives, calibrate, quiet);
+        } catch (NumberFormatException e) {
+            err.println("bench recall: --seed, --weights, --candidates, --event-evidence, --precision, --cosine-threshold"
+                    + " and --semantic-limit take numbers");
+            return 2;
+        } catch (IllegalArgumentException | ArrayIndexOutOfBoundsException e) {
+            err.println("bench recall: " + (e instanceof ArrayIndexOutOfBoundsException ? "an option lacks its value"
+                    : e.getMessage()));
+            return 2;
+        }
+        String loadAtStart = dev.jiyi.bench.IngestHarness.loadAverage();
+        List<Row> rows = run(plan, err);
+        Report report = new Report(plan, rows, loadAtStart, dev.jiyi.bench.IngestHarness.loadAverage());
+        out.print(report.markdown());
+        report.write(outDir, err);
+        if (writeExpected != null) {
+            Expected.write(rows, writeExpected);
+            err.println("expected figures written to " + writeExpected);
+        }
+        if (check != null) {
+            Expected.Outcome outcome = Expected.read(check).check(rows);
+            out.print(outcome.table());
+            return outcome.regressed() ? 1 : 0;
+        }
+        return 0;
+    }
+
+    private static RecallMode mode(String name) {
+        for (RecallMode m : RecallMode.values()) {
+            if (m.name().equalsIgnoreCase(name.strip())) {
+                return m;
             }
         }
-        List<Row> rows = run(data, names, config, modes, thresholds == null ? List.of(config.cosineThreshold()) : thresholds,
-                calibrate, index);
-        System.out.println("recall index: " + index);
-        System.out.println(table(rows));
+        throw new IllegalArgumentException("--mode: each must be fast, semantic or deep (or none)");
+    }
+
+    /** {@code base,1k,10k,100k,1m}: 0 for base, else memories (k = thousand, m = million). */
+    static List<Integer> sizes(String list) {
+        List<Integer> out = new ArrayList<>();
+        for (String raw : list.split(",")) {
+            String s = raw.strip().toLowerCase(Locale.ROOT);
+            if (s.equals("base")) {
+                out.add(0);
+                continue;
+            }
+            long factor = s.endsWith("k") ? 1_000 : s.endsWith("m") ? 1_000_000 : 1;
+            String digits = factor == 1 ? s : s.substring(0, s.length() - 1);
+            long n;
+            try {
+                n = Long.parseLong(digits) * factor;
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--sizes: each must be base or a number of memories such as 10k or 1m");
+            }
+            if (n < 1 || n > 100_000_000) {
+                throw new IllegalArgumentException("--sizes: each must be base or between 1 and 100m memories");
+            }
+            out.add((int) n);
+        }
+        return out;
     }
 
     /** Fast mode with this configuration (what the smoke test checks). */
@@ -137,138 +290,300 @@ public final class RecallQuality {
         return run(data, names, config, "fts5");
     }
 
-    /** Fast mode with this configuration on the named index ({@code fts5} or {@code lucene}). */
+    /** Fast mode with this configuration on the named index, each scenario alone. */
     public static List<Row> run(Path data, List<String> names, RecallConfig config, String index) throws Exception {
-        return run(data, names, config, List.of(RecallMode.FAST), List.of(config.cosineThreshold()), false, index);
+        return run(Plan.fast(data, names, config, index), System.err);
     }
 
-    /**
-     * @param modes      the modes to run on each dataset
-     * @param thresholds the cosine thresholds semantic and deep modes run at (each one)
-     * @param calibrate  whether to print each dataset's cosine calibration table (to standard error)
-     * @param index      the index recall searches: {@code fts5} or {@code lucene}
-     */
-    public static List<Row> run(Path data, List<String> names, RecallConfig config, List<RecallMode> modes,
-                                List<Double> thresholds, boolean calibrate, String index) throws Exception {
+    /** Runs the plan; prints each dataset's rows to {@code log} as they come. */
+    public static List<Row> run(Plan plan, java.io.PrintStream log) throws Exception {
         List<Row> rows = new ArrayList<>();
-        for (String name : names) {
-            Scenario s = switch (name) {
-                case "locomo" -> Datasets.locomo(data.resolve("locomo").resolve("locomo10.json"), false);
-                case "locomo-speaker" -> Datasets.locomo(data.resolve("locomo").resolve("locomo10.json"), true);
-                case "madial-zh" -> Datasets.madial(data.resolve("madial-bench"), "zh", true);
-                case "madial-en" -> Datasets.madial(data.resolve("madial-bench"), "en", true);
-                case "madial-zh-history" -> Datasets.madial(data.resolve("madial-bench"), "zh", false);
-                case "madial-en-history" -> Datasets.madial(data.resolve("madial-bench"), "en", false);
-                default -> throw new IllegalArgumentException("unknown dataset " + name);
-            };
-            List<Row> result = evaluate(s, config, modes, thresholds, calibrate, index);
-            rows.addAll(result);
-            System.err.println(table(result));
+        for (String name : plan.datasets()) {
+            Scenario s = scenario(plan.data(), name);
+            Metrics base = new Metrics();
+            try (TrigramBaseline baseline = new TrigramBaseline(s)) {
+                for (Scenario.Question q : s.questions()) {
+                    if (!q.gold().isEmpty()) {
+                        base.add(baseline.search(q, 10), q.gold());
+                    }
+                }
+            }
+            for (int size : plan.sizes()) {
+                if (size != 0 && size < s.memories().size()) {
+                    log.printf(Locale.ROOT, "%s: size %,d is below the scenario's own %,d memories; skipped%n", name, size,
+                            s.memories().size());
+                    continue;
+                }
+                List<Row> result = evaluate(s, size, plan, size == 0 ? base : null, log);
+                rows.addAll(result);
+            }
         }
         return rows;
     }
 
-    static List<Row> evaluate(Scenario s, RecallConfig config, List<RecallMode> modes, List<Double> thresholds,
-                              boolean calibrate, String index) throws IOException, SQLException {
-        Path home = Files.createTempDirectory("jiyi-quality-");
-        try (Jiyi jiyi = Jiyi.open(new Home(home)); TrigramBaseline baseline = new TrigramBaseline(s)) {
-            List<Memory> memories = load(jiyi.authority(), s);
-            Metrics base = new Metrics();
-            for (Scenario.Question q : s.questions()) {
-                base.add(baseline.search(q, 10), q.gold());
+    static Scenario scenario(Path data, String name) throws IOException {
+        return switch (name) {
+            case "jiyi" -> OwnScenario.build();
+            case "locomo" -> Datasets.locomo(data.resolve("locomo").resolve("locomo10.json"), false);
+            case "locomo-speaker" -> Datasets.locomo(data.resolve("locomo").resolve("locomo10.json"), true);
+            case "madial-zh" -> Datasets.madial(data.resolve("madial-bench"), "zh", true);
+            case "madial-en" -> Datasets.madial(data.resolve("madial-bench"), "en", true);
+            case "madial-zh-history" -> Datasets.madial(data.resolve("madial-bench"), "zh", false);
+            case "madial-en-history" -> Datasets.madial(data.resolve("madial-bench"), "en", false);
+            default -> throw new IllegalArgumentException("unknown dataset " + name);
+        };
+    }
+
+    /**
+     * An archive ready to query: its home, its memories when this run loaded them (else null), and
+     * the events corrections made, each to the event it corrected (a corrected memory quotes an
+     * event of its own, and stands for the original one's evidence).
+     */
+    private record Prepared(Home home, List<Memory> memories, Map<String, String> aliases, int size, Path temporary)
+            implements AutoCloseable {
+
+        @Override
+        public void close() {
+            if (temporary != null) {
+                CachedArchive.deleteTree(temporary);
             }
+        }
+    }
+
+    /**
+     * The scenario's archive grown to {@code size} memories (0: the scenario alone): from the cache
+     * when it holds one, keyed by the scenario's content, the size and the seed; else built now.
+     */
+    private static Prepared prepare(Scenario s, int size, Plan plan, java.io.PrintStream log) throws IOException {
+        int extra = size == 0 ? 0 : size - s.memories().size();
+        int total = s.memories().size() + extra;
+        List<Memory> loaded = new ArrayList<>();
+        java.util.function.Consumer<CachedArchive> build = archive -> {
+            Map<String, String> aliases = new TreeMap<>();
+            try (Jiyi jiyi = Jiyi.open(archive.home());
+                 Progress progress = Progress.onStderr(s.name() + ": loading", s.events().size() + total, plan.quiet())) {
+                loaded.addAll(load(jiyi.authority(), s, progress, aliases));
+                Growth.grow(jiyi.authority(), s, extra, plan.seed(), progress);
+            }
+            aliases.forEach((from, to) -> archive.note(ALIAS + from, to));
+        };
+        String what = String.format(Locale.ROOT, "%s with %,d memories", s.name(), total);
+        if (plan.archives() == null) {
+            Path dir = Files.createTempDirectory("jiyi-quality-");
+            CachedArchive archive = CachedArchive.open(dir, "archive", what, build, new java.io.PrintStream(
+                    java.io.OutputStream.nullOutputStream()));
+            return new Prepared(archive.home(), loaded, aliases(archive), total, dir);
+        }
+        String name = s.name() + "-" + (size == 0 ? "base" : size + "-s" + plan.seed()) + "-" + fingerprint(s);
+        CachedArchive archive = CachedArchive.open(plan.archives(), name, what, build, log);
+        return new Prepared(archive.home(), archive.reused() ? null : loaded, aliases(archive), total, null);
+    }
+
+    /** The prefix of an alias's key in the archive's properties. */
+    private static final String ALIAS = "alias.";
+
+    private static Map<String, String> aliases(CachedArchive archive) {
+        return archive.notes(ALIAS);
+    }
+
+    /** What a cached archive was made from: the scenario's content and how growth works. */
+    static String fingerprint(Scenario s) {
+        try {
+            java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+            sha.update(("growth " + Growth.VERSION + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            for (Object o : List.of(s.events(), s.memories(), s.changes())) {
+                sha.update(o.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            }
+            return java.util.HexFormat.of().formatHex(sha.digest(), 0, 6);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static List<Row> evaluate(Scenario s, int size, Plan plan, Metrics base, java.io.PrintStream log)
+            throws IOException {
+        List<Row> rows = new ArrayList<>();
+        try (Prepared prepared = prepare(s, size, plan, log); Jiyi jiyi = Jiyi.open(prepared.home())) {
             Embedder embedder = null;
-            if (calibrate || modes.stream().anyMatch(m -> m != RecallMode.FAST)) {
-                // The model jiyi uses when no embedding endpoint is configured (embed.version 1).
-                LocalEmbedder model = new LocalEmbedder("1");
-                Embeddings.Caching queries = new Embeddings.Caching(model);
-                model.embed("warm-up"); // loads the model, so its load time is not counted below
-                Embeddings.Archive archive = Embeddings.embed(jiyi.authority(),
-                        memories.stream().map(Memory::scope).distinct().toList(), model);
-                System.err.printf(Locale.ROOT, "%s: embedded %d memories (%d stored, %d skipped) in %.1f s, %.0f per second%n",
-                        s.name(), archive.vectors().size(), archive.stored(), archive.skipped(), archive.seconds(),
-                        archive.vectors().size() / archive.seconds());
-                long start = System.nanoTime();
-                List<String> texts = s.questions().stream().map(Scenario.Question::query).distinct().toList();
-                queries.embed(texts);
-                double seconds = (System.nanoTime() - start) / 1e9;
-                System.err.printf(Locale.ROOT, "%s: embedded %d queries (mean %.0f characters) in %.1f s, %.1f ms each%n",
-                        s.name(), texts.size(), texts.stream().mapToInt(String::length).average().orElse(0), seconds,
-                        seconds * 1000 / Math.max(1, texts.size()));
-                if (calibrate) {
-                    System.err.println(Calibration.of(s, memories, archive.vectors(), queries).table());
-                }
-                embedder = queries;
+            if (plan.calibrate() || plan.modes().stream().anyMatch(m -> m != RecallMode.FAST)) {
+                embedder = embedder(jiyi, s, prepared, plan, log);
             }
-            List<Row> rows = new ArrayList<>();
-            for (RecallMode mode : modes) {
-                if (mode == RecallMode.FAST) {
-                    Recall recall = new Recall(jiyi.authority(), jiyi.recallIndex(index), config, Clock.fixed(s.now(), ZoneOffset.UTC));
-                    rows.add(evaluate(s, memories, recall, mode, Double.NaN, base));
-                    continue;
-                }
-                for (double threshold : thresholds) {
-                    Embedder model = embedder;
-                    Recall recall = new Recall(jiyi.authority(), jiyi.recallIndex(index), withThreshold(config, threshold),
-                            Clock.fixed(s.now(), ZoneOffset.UTC), () -> model);
-                    rows.add(evaluate(s, memories, recall, mode, threshold, base));
+            for (String name : plan.indexes()) {
+                try (Indexed index = Indexed.open(jiyi, prepared.home(), name)) {
+                    for (RecallMode mode : plan.modes()) {
+                        List<Double> thresholds = mode == RecallMode.FAST ? List.of(Double.NaN) : plan.thresholds();
+                        for (double threshold : thresholds) {
+                            RecallConfig config = mode == RecallMode.FAST ? plan.config()
+                                    : plan.config().withCosineThreshold(threshold);
+                            Embedder model = embedder;
+                            Recall recall = new Recall(jiyi.authority(), index.index(), config,
+                                    Clock.fixed(s.now(), ZoneOffset.UTC), model == null ? null : () -> model);
+                            Row row = evaluate(s, size, prepared.size(), prepared.aliases(), name, recall, mode, threshold,
+                                    base, plan.quiet());
+                            log.print(Report.rows(List.of(row)));
+                            rows.add(row);
+                        }
+                    }
                 }
             }
-            return rows;
-        } finally {
-            try (Stream<Path> walk = Files.walk(home)) {
-                for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(p);
+        }
+        return rows;
+    }
+
+    /**
+     * The local model with a vector for every memory (embedded now unless the cached archive has
+     * them), and the query cache; prints the calibration table when asked and the archive was built now.
+     */
+    private static Embedder embedder(Jiyi jiyi, Scenario s, Prepared prepared, Plan plan, java.io.PrintStream log) {
+        // The model jiyi uses when no embedding endpoint is configured (embed.version 1).
+        LocalEmbedder model = new LocalEmbedder("1");
+        Embeddings.Caching queries = new Embeddings.Caching(model);
+        model.embed("warm-up"); // loads the model, so its load time is not counted below
+        Embeddings.Archive archive;
+        try (Progress progress = Progress.onStderr(s.name() + ": embedding", prepared.size(), plan.quiet())) {
+            archive = Embeddings.embed(jiyi.authority(), Growth.scopes(s), model, progress);
+        }
+        log.printf(Locale.ROOT, "%s: embedded %d memories (%d stored, %d skipped) in %.1f s%n", s.name(),
+                archive.vectors().size(), archive.stored(), archive.skipped(), archive.seconds());
+        long start = System.nanoTime();
+        List<String> texts = s.questions().stream().map(Scenario.Question::query).distinct().toList();
+        queries.embed(texts);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        log.printf(Locale.ROOT, "%s: embedded %d queries (mean %.0f characters) in %.1f s, %.1f ms each%n",
+                s.name(), texts.size(), texts.stream().mapToInt(String::length).average().orElse(0), seconds,
+                seconds * 1000 / Math.max(1, texts.size()));
+        if (plan.calibrate() && prepared.memories() != null) {
+            log.println(Calibration.of(s, prepared.memories(), archive.vectors(), queries).table());
+        }
+        return queries;
+    }
+
+    /** The index a row is measured on; closes what it opened (the smartcn Lucene index). */
+    private record Indexed(RecallIndex index, AutoCloseable owned) implements AutoCloseable {
+
+        static Indexed open(Jiyi jiyi, Home home, String name) {
+            Authority authority = jiyi.authority();
+            return switch (name) {
+                case "fts5" -> new Indexed(jiyi.recallIndex("fts5"), null);
+                case "lucene" -> {
+                    // Caught up now, so that building it is not counted as the first query's latency.
+                    dev.jiyi.bench.LuceneRecallHarness.catchUp(jiyi.lucene(), authority);
+                    yield new Indexed(jiyi.recallIndex("lucene"), null);
+                }
+                case "lucene-smartcn" -> {
+                    Path dir = home.dir().resolve("lucene-smartcn");
+                    boolean exists = LuceneIndex.exists(dir);
+                    LuceneIndex lucene = LuceneIndex.open(dir, LuceneIndex.Options.defaults().withAnalysis(Analysis.SMARTCN));
+                    if (!exists) {
+                        lucene.rebuild(authority);
+                    }
+                    dev.jiyi.bench.LuceneRecallHarness.catchUp(lucene, authority);
+                    yield new Indexed(new RecallIndex(lucene, lucene), lucene);
+                }
+                default -> throw new IllegalArgumentException("--index: must be one of " + String.join(", ", INDEXES));
+            };
+        }
+
+        @Override
+        public void close() {
+            if (owned != null) {
+                try {
+                    owned.close();
+                } catch (Exception e) {
+                    throw new IllegalStateException("cannot close the " + index + " index", e);
                 }
             }
         }
     }
 
-    private static Row evaluate(Scenario s, List<Memory> memories, Recall recall, RecallMode mode, double threshold,
-                                Metrics base) {
+    private static Row evaluate(Scenario s, int size, int memories, Map<String, String> aliases, String index,
+                                Recall recall, RecallMode mode, double threshold, Metrics base, boolean quiet) {
         Metrics ours = new Metrics();
         Map<String, Metrics> byCategory = new LinkedHashMap<>();
         Map<String, Integer> warnings = new TreeMap<>();
-        long start = System.nanoTime();
-        for (Scenario.Question q : s.questions()) {
-            RecallResult result = recall.recall(DIALOGUE && !q.turns().isEmpty()
-                    ? RecallRequest.dialogue(q.scope(), q.turns(), mode, 10, null, false)
-                    : new RecallRequest(q.scope(), q.query(), mode, 10, null, false));
-            result.warnings().forEach(w -> warnings.merge(w.replaceAll("\\d+", "N"), 1, Integer::sum));
-            List<String> ranked = new ArrayList<>(new LinkedHashSet<>(
-                    result.items().stream().map(RecalledItem::sourceEventId).toList()));
-            ours.add(ranked, q.gold());
-            byCategory.computeIfAbsent(q.category(), k -> new Metrics()).add(ranked, q.gold());
-        }
-        double millis = (System.nanoTime() - start) / 1e6 / Math.max(1, s.questions().size());
-        warnings.forEach((w, n) -> System.err.printf(Locale.ROOT, "%s %s: %d warnings: %s%n", s.name(),
-                mode.name().toLowerCase(Locale.ROOT), n, w));
-        // R6: questions with no evidence anywhere in the archive should find nothing.
+        List<Scenario.Question> questions = s.questions();
+        List<dev.jiyi.authority.Scope> scopes = Growth.scopes(s);
+        String label = String.format(Locale.ROOT, "%s %s %s %s", s.name(), size == 0 ? "base" : Integer.toString(size),
+                index, mode.name().toLowerCase(Locale.ROOT));
+        long[] nanos = new long[questions.size()];
+        int leakQuestions = 0;
+        int leaked = 0;
         int probes = 0;
         int any = 0;
         int items = 0;
-        for (dev.jiyi.authority.Scope scope : memories.stream().map(Memory::scope).distinct().toList()) {
-            for (String probe : Calibration.OFF_TOPIC) {
-                RecallResult answered = recall.recall(new RecallRequest(scope, probe, mode, 10, null, false));
-                int n = answered.items().size();
-                if (n > 0 && Boolean.getBoolean("jiyi.offtopic")) {
-                    RecalledItem top = answered.items().getFirst();
-                    System.err.printf(Locale.ROOT, "off-topic %s | %s | %.3f %s | %s%n", scope.personaId(), probe, top.score(),
-                            top.evidence().code(), top.signals().stream().filter(sg -> sg.value() > 0)
-                                    .map(sg -> sg.name() + "=" + String.format(Locale.ROOT, "%.2f", sg.value())).toList()
-                            + " " + top.text().substring(0, Math.min(60, top.text().length())));
+        try (Progress progress = Progress.onStderr(label, Math.min(WARMUP, questions.size()) + questions.size()
+                + (long) scopes.size() * Calibration.OFF_TOPIC.size(), quiet)) {
+            for (Scenario.Question q : questions.subList(0, Math.min(WARMUP, questions.size()))) {
+                recall.recall(request(q, mode));
+                progress.advance(1);
+            }
+            for (int i = 0; i < questions.size(); i++) {
+                Scenario.Question q = questions.get(i);
+                long t = System.nanoTime();
+                RecallResult result = recall.recall(request(q, mode));
+                nanos[i] = System.nanoTime() - t;
+                progress.advance(1);
+                result.warnings().forEach(w -> warnings.merge(w.replaceAll("\\d+", "N"), 1, Integer::sum));
+                List<String> ranked = new ArrayList<>(new LinkedHashSet<>(
+                        result.items().stream().map(it -> aliases.getOrDefault(it.sourceEventId(), it.sourceEventId()))
+                                .toList()));
+                if (!q.gold().isEmpty()) {
+                    ours.add(ranked, q.gold());
+                    byCategory.computeIfAbsent(q.category(), k -> new Metrics()).add(ranked, q.gold());
                 }
-                probes++;
-                any += n > 0 ? 1 : 0;
-                items += n;
+                if (!q.forbidden().isEmpty()) {
+                    leakQuestions++;
+                    List<RecalledItem> top = result.items().subList(0, Math.min(10, result.items().size()));
+                    if (top.stream().anyMatch(it -> q.forbidden().stream().anyMatch(f -> it.text().contains(f)))) {
+                        leaked++;
+                    }
+                }
+            }
+            // R6: questions with no evidence anywhere in the archive should find nothing.
+            for (dev.jiyi.authority.Scope scope : scopes) {
+                for (String probe : Calibration.OFF_TOPIC) {
+                    RecallResult answered = recall.recall(new RecallRequest(scope, probe, mode, 10, null, false));
+                    progress.advance(1);
+                    int n = answered.items().size();
+                    if (n > 0 && Boolean.getBoolean("jiyi.offtopic")) {
+                        RecalledItem top = answered.items().getFirst();
+                        System.err.printf(Locale.ROOT, "off-topic %s | %s | %.3f %s | %s%n", scope.personaId(), probe,
+                                top.score(), top.evidence().code(), top.signals().stream().filter(sg -> sg.value() > 0)
+                                        .map(sg -> sg.name() + "=" + String.format(Locale.ROOT, "%.2f", sg.value())).toList()
+                                        + " " + top.text().substring(0, Math.min(60, top.text().length())));
+                    }
+                    probes++;
+                    any += n > 0 ? 1 : 0;
+                    items += n;
+                }
             }
         }
+        warnings.forEach((w, n) -> System.err.printf(Locale.ROOT, "%s %s: %d warnings: %s%n", s.name(),
+                mode.name().toLowerCase(Locale.ROOT), n, w));
+        long[] sorted = nanos.clone();
+        java.util.Arrays.sort(sorted);
+        double mean = java.util.Arrays.stream(nanos).average().orElse(0) / 1e6;
         Map<String, double[]> categories = new LinkedHashMap<>();
         byCategory.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> categories.put(e.getKey(),
-                new double[] {e.getValue().questions(), e.getValue().recall5(), e.getValue().recall10(), e.getValue().mrr()}));
-        return new Row(s.name(), mode.name().toLowerCase(Locale.ROOT), threshold, ours.questions(), s.skipped(),
-                ours.recall5(), ours.recall10(), ours.mrr(), base.recall5(), base.recall10(), base.mrr(), categories,
-                millis, (double) any / probes, (double) items / probes);
+                new double[] {e.getValue().questions(), e.getValue().recall5(), e.getValue().recall10(),
+                        e.getValue().mrr(), e.getValue().ndcg10()}));
+        return new Row(s.name(), size == 0 ? "base" : Integer.toString(size), memories, index,
+                mode.name().toLowerCase(Locale.ROOT), threshold, ours.questions(), s.skipped(), ours.recall5(),
+                ours.recall10(), ours.mrr(), ours.ndcg10(), base == null ? Double.NaN : base.recall5(),
+                base == null ? Double.NaN : base.recall10(), base == null ? Double.NaN : base.mrr(), categories, mean,
+                percentile(sorted, 50), percentile(sorted, 95), percentile(sorted, 99),
+                probes == 0 ? 0 : (double) any / probes, probes == 0 ? 0 : (double) items / probes, leakQuestions,
+                leakQuestions == 0 ? 0 : (double) leaked / leakQuestions);
+    }
+
+    private static double percentile(long[] sorted, int p) {
+        return sorted.length == 0 ? Double.NaN : dev.jiyi.bench.IngestHarness.percentile(sorted, p) / 1e6;
+    }
+
+    private static RecallRequest request(Scenario.Question q, RecallMode mode) {
+        return DIALOGUE && !q.turns().isEmpty()
+                ? RecallRequest.dialogue(q.scope(), q.turns(), mode, 10, null, false)
+                : new RecallRequest(q.scope(), q.query(), mode, 10, null, false);
     }
 
     /** The configuration with another cosine threshold (RecallConfig has no wither for it). */
@@ -277,57 +592,52 @@ public final class RecallQuality {
     }
 
     /** Loads the scenario's events and memories; returns the memories as committed. */
-    static List<Memory> load(Authority authority, Scenario s) {
+    /**
+     * Loads the scenario's events and memories as a host would, in batches, then applies its
+     * corrections and deletions; returns the memories as committed.
+     */
+    static List<Memory> load(Authority authority, Scenario s, Progress progress, Map<String, String> aliases) {
         List<EventSubmission> events = new ArrayList<>();
         for (Scenario.EventSpec e : s.events()) {
             events.add(new EventSubmission(e.id(), e.scope(), e.role(), e.text(), "benchmark", null, e.session(),
                     e.occurredAt()));
         }
         for (int i = 0; i < events.size(); i += 1000) {
-            BatchResult<SubmitResult> r = authority.submitEvents(events.subList(i, Math.min(events.size(), i + 1000)));
-            if (r.failed()) {
-                throw new IllegalStateException("loading events failed at " + (i + r.failedAt()), r.error());
-            }
+            List<EventSubmission> batch = events.subList(i, Math.min(events.size(), i + 1000));
+            Growth.require(authority.submitEvents(batch), "events");
+            progress.advance(batch.size());
         }
         List<Derivation> derivations = new ArrayList<>();
         for (Scenario.MemorySpec m : s.memories()) {
             derivations.add(new Derivation(m.scope(), MemoryDraft.builder(m.eventId()).kind(m.kind()).basis(m.basis())
-                    .text(cap(m.text())).quote(cap(m.quote())).build()));
+                    .text(cap(m.text())).quote(cap(m.quote())).subject(m.subject()).factKey(m.factKey())
+                    .validAt(m.validAt()).build()));
         }
         List<Memory> memories = new ArrayList<>();
         for (int i = 0; i < derivations.size(); i += 1000) {
             BatchResult<Memory> r = authority.addMemories(derivations.subList(i, Math.min(derivations.size(), i + 1000)));
-            if (r.failed()) {
-                throw new IllegalStateException("loading memories failed at " + (i + r.failedAt()), r.error());
-            }
+            Growth.require(r, "memories");
             memories.addAll(r.committed());
+            progress.advance(r.committed().size());
+        }
+        for (Scenario.Change change : s.changes()) {
+            switch (change) {
+                case Scenario.Correct c -> {
+                    for (Memory m : memories) {
+                        if (m.eventId().equals(c.eventId())) {
+                            dev.jiyi.authority.Correction done = authority.correctMemory(c.scope(), m.id(),
+                                    new CorrectionDraft(c.text(), c.quote(), null));
+                            aliases.put(done.corrected().eventId(), c.eventId());
+                        }
+                    }
+                }
+                case Scenario.Delete d -> authority.deleteEvent(d.scope(), d.eventId());
+            }
         }
         return memories;
     }
 
     private static String cap(String s) {
         return s.length() > 2000 ? s.substring(0, 2000) : s;
-    }
-
-    public static String table(List<Row> rows) {
-        StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "%-18s %-8s %6s %9s %7s | %-22s | %-22s | %8s | %s%n", "dataset", "mode", "cos>",
-                "questions", "skipped", "jiyi R@5  R@10   MRR", "trigram R@5 R@10  MRR", "ms/query",
-                "off-topic: any, items"));
-        for (Row r : rows) {
-            sb.append(String.format(Locale.ROOT,
-                    "%-18s %-8s %6s %9d %7d | %.3f  %.3f  %.3f  | %.3f  %.3f  %.3f  | %8.1f | %.2f  %.1f%n",
-                    r.dataset(), r.mode(), Double.isNaN(r.threshold()) ? "-" : String.format(Locale.ROOT, "%.2f", r.threshold()),
-                    r.questions(), r.skipped(), r.recall5(), r.recall10(), r.mrr(), r.baseRecall5(), r.baseRecall10(),
-                    r.baseMrr(), r.millisPerQuery(), r.offTopicAny(), r.offTopicItems()));
-            if (r.byCategory().size() > 1) {
-                for (Map.Entry<String, double[]> e : r.byCategory().entrySet()) {
-                    double[] v = e.getValue();
-                    sb.append(String.format(Locale.ROOT, "  %-16s %5d  | %.3f  %.3f  %.3f%n", e.getKey(), (int) v[0], v[1],
-                            v[2], v[3]));
-                }
-            }
-        }
-        return sb.toString();
     }
 }
