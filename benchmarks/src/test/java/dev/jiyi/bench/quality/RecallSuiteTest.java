@@ -89,7 +89,7 @@ class RecallSuiteTest {
 
     private static List<String> grown(Path home, Scenario s, long seed) {
         try (Jiyi jiyi = Jiyi.open(new Home(home)); Progress p = Progress.onStderr("grow", 0, true)) {
-            RecallQuality.load(jiyi.authority(), s, p, new java.util.HashMap<>());
+            Archives.load(jiyi.authority(), s, p, new java.util.HashMap<>());
             Growth.grow(jiyi.authority(), s, 120, seed, p);
             List<Event> events = jiyi.authority().events(OwnScenario.SCOPE, 0, 1_000);
             java.time.Instant first = s.events().stream().map(Scenario.EventSpec::occurredAt).min(java.time.Instant::compareTo)

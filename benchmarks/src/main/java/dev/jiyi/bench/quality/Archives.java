@@ -1,0 +1,189 @@
+package dev.jiyi.bench.quality;
+
+import dev.jiyi.authority.Authority;
+import dev.jiyi.authority.BatchResult;
+import dev.jiyi.authority.CorrectionDraft;
+import dev.jiyi.authority.Derivation;
+import dev.jiyi.authority.EventSubmission;
+import dev.jiyi.authority.Memory;
+import dev.jiyi.authority.MemoryDraft;
+import dev.jiyi.authority.RecallIndex;
+import dev.jiyi.bench.CachedArchive;
+import dev.jiyi.cli.Home;
+import dev.jiyi.cli.Jiyi;
+import dev.jiyi.cli.Progress;
+import dev.jiyi.lucene.Analysis;
+import dev.jiyi.lucene.LuceneIndex;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The archives {@code bench recall} measures: a scenario loaded as a host would load it (events,
+ * memories, then corrections and deletions), grown with distractors, cached by content, size and
+ * seed ({@link #prepare}); and the index a row is measured on ({@link Indexed}).
+ */
+final class Archives {
+
+    private Archives() {
+    }
+
+    /**
+     * An archive ready to query: its home, its memories when this run loaded them (else null), and
+     * the events corrections made, each to the event it corrected (a corrected memory quotes an
+     * event of its own, and stands for the original one's evidence).
+     */
+    record Prepared(Home home, List<Memory> memories, Map<String, String> aliases, int size, Path temporary)
+            implements AutoCloseable {
+
+        @Override
+        public void close() {
+            if (temporary != null) {
+                CachedArchive.deleteTree(temporary);
+            }
+        }
+    }
+
+    /**
+     * The scenario's archive grown to {@code size} memories (0: the scenario alone): from the cache
+     * when it holds one, keyed by the scenario's content, the size and the seed; else built now.
+     */
+    static Prepared prepare(Scenario s, int size, RecallQuality.Plan plan, java.io.PrintStream log) throws IOException {
+        int extra = size == 0 ? 0 : size - s.memories().size();
+        int total = s.memories().size() + extra;
+        List<Memory> loaded = new ArrayList<>();
+        java.util.function.Consumer<CachedArchive> build = archive -> {
+            Map<String, String> aliases = new TreeMap<>();
+            try (Jiyi jiyi = Jiyi.open(archive.home());
+                 Progress progress = Progress.onStderr(s.name() + ": loading", s.events().size() + total, plan.quiet())) {
+                loaded.addAll(load(jiyi.authority(), s, progress, aliases));
+                Growth.grow(jiyi.authority(), s, extra, plan.seed(), progress);
+            }
+            aliases.forEach((from, to) -> archive.note(ALIAS + from, to));
+        };
+        String what = String.format(Locale.ROOT, "%s with %,d memories", s.name(), total);
+        if (plan.archives() == null) {
+            Path dir = Files.createTempDirectory("jiyi-quality-");
+            CachedArchive archive = CachedArchive.open(dir, "archive", what, build, new java.io.PrintStream(
+                    java.io.OutputStream.nullOutputStream()));
+            return new Prepared(archive.home(), loaded, aliases(archive), total, dir);
+        }
+        String name = s.name() + "-" + (size == 0 ? "base" : size + "-s" + plan.seed()) + "-" + fingerprint(s);
+        CachedArchive archive = CachedArchive.open(plan.archives(), name, what, build, log);
+        return new Prepared(archive.home(), archive.reused() ? null : loaded, aliases(archive), total, null);
+    }
+
+    /** The prefix of an alias's key in the archive's properties. */
+    private static final String ALIAS = "alias.";
+
+    private static Map<String, String> aliases(CachedArchive archive) {
+        return archive.notes(ALIAS);
+    }
+
+    /** What a cached archive was made from: the scenario's content and how growth works. */
+    static String fingerprint(Scenario s) {
+        try {
+            java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+            sha.update(("growth " + Growth.VERSION + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            for (Object o : List.of(s.events(), s.memories(), s.changes())) {
+                sha.update(o.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            }
+            return java.util.HexFormat.of().formatHex(sha.digest(), 0, 6);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The index a row is measured on; closes what it opened (the smartcn Lucene index). */
+    record Indexed(RecallIndex index, AutoCloseable owned) implements AutoCloseable {
+
+        static Indexed open(Jiyi jiyi, Home home, String name) {
+            Authority authority = jiyi.authority();
+            return switch (name) {
+                case "fts5" -> new Indexed(jiyi.recallIndex("fts5"), null);
+                case "lucene" -> {
+                    // Caught up now, so that building it is not counted as the first query's latency.
+                    dev.jiyi.bench.LuceneRecallHarness.catchUp(jiyi.lucene(), authority);
+                    yield new Indexed(jiyi.recallIndex("lucene"), null);
+                }
+                case "lucene-smartcn" -> {
+                    Path dir = home.dir().resolve("lucene-smartcn");
+                    boolean exists = LuceneIndex.exists(dir);
+                    LuceneIndex lucene = LuceneIndex.open(dir, LuceneIndex.Options.defaults().withAnalysis(Analysis.SMARTCN));
+                    if (!exists) {
+                        lucene.rebuild(authority);
+                    }
+                    dev.jiyi.bench.LuceneRecallHarness.catchUp(lucene, authority);
+                    yield new Indexed(new RecallIndex(lucene, lucene), lucene);
+                }
+                default -> throw new IllegalArgumentException("--index: must be one of " + String.join(", ", RecallQuality.INDEXES));
+            };
+        }
+
+        @Override
+        public void close() {
+            if (owned != null) {
+                try {
+                    owned.close();
+                } catch (Exception e) {
+                    throw new IllegalStateException("cannot close the " + index + " index", e);
+                }
+            }
+        }
+    }
+
+    /**
+     * Loads the scenario's events and memories as a host would, in batches, then applies its
+     * corrections and deletions; returns the memories as committed.
+     */
+    static List<Memory> load(Authority authority, Scenario s, Progress progress, Map<String, String> aliases) {
+        List<EventSubmission> events = new ArrayList<>();
+        for (Scenario.EventSpec e : s.events()) {
+            events.add(new EventSubmission(e.id(), e.scope(), e.role(), e.text(), "benchmark", null, e.session(),
+                    e.occurredAt()));
+        }
+        for (int i = 0; i < events.size(); i += 1000) {
+            List<EventSubmission> batch = events.subList(i, Math.min(events.size(), i + 1000));
+            Growth.require(authority.submitEvents(batch), "events");
+            progress.advance(batch.size());
+        }
+        List<Derivation> derivations = new ArrayList<>();
+        for (Scenario.MemorySpec m : s.memories()) {
+            derivations.add(new Derivation(m.scope(), MemoryDraft.builder(m.eventId()).kind(m.kind()).basis(m.basis())
+                    .text(cap(m.text())).quote(cap(m.quote())).subject(m.subject()).factKey(m.factKey())
+                    .validAt(m.validAt()).build()));
+        }
+        List<Memory> memories = new ArrayList<>();
+        for (int i = 0; i < derivations.size(); i += 1000) {
+            BatchResult<Memory> r = authority.addMemories(derivations.subList(i, Math.min(derivations.size(), i + 1000)));
+            Growth.require(r, "memories");
+            memories.addAll(r.committed());
+            progress.advance(r.committed().size());
+        }
+        for (Scenario.Change change : s.changes()) {
+            switch (change) {
+                case Scenario.Correct c -> {
+                    for (Memory m : memories) {
+                        if (m.eventId().equals(c.eventId())) {
+                            dev.jiyi.authority.Correction done = authority.correctMemory(c.scope(), m.id(),
+                                    new CorrectionDraft(c.text(), c.quote(), null));
+                            aliases.put(done.corrected().eventId(), c.eventId());
+                        }
+                    }
+                }
+                case Scenario.Delete d -> authority.deleteEvent(d.scope(), d.eventId());
+            }
+        }
+        return memories;
+    }
+
+    private static String cap(String s) {
+        return s.length() > 2000 ? s.substring(0, 2000) : s;
+    }
+}
