@@ -10,6 +10,7 @@ import dev.jiyi.authority.LexicalIndex;
 import dev.jiyi.authority.RecallIndex;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.cli.Jiyi;
+import dev.jiyi.cli.Progress;
 import dev.jiyi.lucene.Analysis;
 import dev.jiyi.lucene.LuceneIndex;
 import dev.jiyi.ranking.Recall;
@@ -304,9 +305,28 @@ public final class LuceneRecallHarness implements Callable<Integer> {
 
     /** Catches up until the index has applied the whole change log. */
     public static void catchUp(LuceneIndex lucene, Authority authority) {
-        for (LuceneIndex.Status s = lucene.catchUp(authority); s.behind() > 0; s = lucene.catchUp(authority)) {
-            if (s.readOnly()) {
-                throw new IllegalStateException("another process holds the Lucene index's write lock");
+        catchUp(lucene, authority, "", true);
+    }
+
+    /**
+     * Catches up until the index has applied the whole change log, reporting the entries applied on
+     * standard error under {@code label} (unless {@code quiet}) when the first pass leaves some: a new
+     * index of a large archive takes minutes.
+     */
+    public static void catchUp(LuceneIndex lucene, Authority authority, String label, boolean quiet) {
+        LuceneIndex.Status s = lucene.catchUp(authority);
+        if (s.behind() == 0) {
+            return;
+        }
+        try (Progress progress = Progress.onStderr(label, s.head(), quiet)) {
+            progress.advance(s.applied());
+            while (s.behind() > 0) {
+                if (s.readOnly()) {
+                    throw new IllegalStateException("another process holds the Lucene index's write lock");
+                }
+                long before = s.applied();
+                s = lucene.catchUp(authority);
+                progress.advance(Math.max(0, s.applied() - before));
             }
         }
     }

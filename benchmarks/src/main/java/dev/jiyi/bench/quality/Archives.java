@@ -103,23 +103,21 @@ final class Archives {
     /** The index a row is measured on; closes what it opened (the smartcn Lucene index). */
     record Indexed(RecallIndex index, AutoCloseable owned) implements AutoCloseable {
 
-        static Indexed open(Jiyi jiyi, Home home, String name) {
+        /** @param label what progress on standard error is labeled with (none when {@code quiet}) */
+        static Indexed open(Jiyi jiyi, Home home, String name, String label, boolean quiet) {
             Authority authority = jiyi.authority();
             return switch (name) {
                 case "fts5" -> new Indexed(jiyi.recallIndex("fts5"), null);
                 case "lucene" -> {
                     // Caught up now, so that building it is not counted as the first query's latency.
-                    dev.jiyi.bench.LuceneRecallHarness.catchUp(jiyi.lucene(), authority);
+                    dev.jiyi.bench.LuceneRecallHarness.catchUp(jiyi.lucene(), authority, label + ": lucene index", quiet);
                     yield new Indexed(jiyi.recallIndex("lucene"), null);
                 }
                 case "lucene-smartcn" -> {
                     Path dir = home.dir().resolve("lucene-smartcn");
-                    boolean exists = LuceneIndex.exists(dir);
+                    // A new index follows the change log from its start, as the default one does.
                     LuceneIndex lucene = LuceneIndex.open(dir, LuceneIndex.Options.defaults().withAnalysis(Analysis.SMARTCN));
-                    if (!exists) {
-                        lucene.rebuild(authority);
-                    }
-                    dev.jiyi.bench.LuceneRecallHarness.catchUp(lucene, authority);
+                    dev.jiyi.bench.LuceneRecallHarness.catchUp(lucene, authority, label + ": lucene-smartcn index", quiet);
                     yield new Indexed(new RecallIndex(lucene, lucene), lucene);
                 }
                 default -> throw new IllegalArgumentException("--index: must be one of " + String.join(", ", RecallQuality.INDEXES));

@@ -331,7 +331,7 @@ public final class RecallQuality {
                 embedder = embedder(jiyi, s, prepared, plan, log);
             }
             for (String name : plan.indexes()) {
-                try (Archives.Indexed index = Archives.Indexed.open(jiyi, prepared.home(), name)) {
+                try (Archives.Indexed index = Archives.Indexed.open(jiyi, prepared.home(), name, s.name(), plan.quiet())) {
                     for (RecallMode mode : plan.modes()) {
                         List<Double> thresholds = mode == RecallMode.FAST ? List.of(Double.NaN) : plan.thresholds();
                         for (double threshold : thresholds) {
