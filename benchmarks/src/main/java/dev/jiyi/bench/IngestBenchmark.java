@@ -25,15 +25,16 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Event ingestion through the engine the CLI uses ({@link Jiyi}: the SQLite authority with the FTS5
- * index attached), on a real database file in a temporary directory.
+ * index attached), on a real database file in a temporary directory: empty ({@code size} 0) or a copy
+ * of the seeded chat archive of {@code size} memories and as many events ({@link JmhArchives}).
  *
  * <ul>
  *   <li>{@link #submitOne}: one {@code submitEvent} per invocation, so one BEGIN IMMEDIATE ...
  *   COMMIT (WAL, synchronous=FULL) per event; reported as events per second. The database grows
  *   through the trial (every event is new).</li>
  *   <li>{@link #submitBatch}: {@code events} events through {@code submitEvents} in chunks of
- *   {@code chunkSize}, what {@code jiyi event submit --batch} does, into an empty database each
- *   iteration; reported as milliseconds per batch.</li>
+ *   {@code chunkSize}, what {@code jiyi event submit --batch} does, into a fresh copy of the starting
+ *   database each iteration; reported as milliseconds per batch.</li>
  * </ul>
  *
  * <p>Texts come from {@link ChatCorpus} (20-200 characters, Chinese, English and code-switched).
@@ -48,6 +49,9 @@ public class IngestBenchmark {
     @State(Scope.Benchmark)
     public static class SingleCommit {
 
+        @Param({"0", "10000", "100000", "1000000"})
+        public int size;
+
         @Param({"20240501"})
         public long seed;
 
@@ -58,15 +62,15 @@ public class IngestBenchmark {
         @Setup(Level.Trial)
         public void open() {
             ChineseTokens.warmUp();
-            scratch = ScratchHome.create("single");
+            scratch = start(size, "single");
             jiyi = Jiyi.open(scratch.home());
             corpus = new ChatCorpus(seed, "single");
         }
 
         @TearDown(Level.Trial)
         public void close() {
-            System.out.printf("%n[single] seed %d, %d events committed, database %d bytes%n",
-                    seed, corpus.produced(), scratch.databaseBytes());
+            System.out.printf("%n[single] seed %d, %d events committed onto %d, database %d bytes%n",
+                    seed, corpus.produced(), size, scratch.databaseBytes());
             jiyi.close();
             scratch.close();
         }
@@ -75,6 +79,9 @@ public class IngestBenchmark {
     /** A new empty database for every iteration; the events are generated once per trial. */
     @State(Scope.Benchmark)
     public static class BatchLoad {
+
+        @Param({"0", "10000", "100000", "1000000"})
+        public int size;
 
         @Param({"10000"})
         public int events;
@@ -86,19 +93,21 @@ public class IngestBenchmark {
         public long seed;
 
         List<List<EventSubmission>> chunks;
+        CachedArchive archive;
         ScratchHome scratch;
         Jiyi jiyi;
 
         @Setup(Level.Trial)
         public void generate() {
             ChineseTokens.warmUp();
+            archive = size == 0 ? null : JmhArchives.open(size, false);
             List<EventSubmission> all = new ChatCorpus(seed, "batch").nextEvents(events);
             chunks = chunk(all, chunkSize);
         }
 
         @Setup(Level.Iteration)
         public void open() {
-            scratch = ScratchHome.create("batch");
+            scratch = archive == null ? ScratchHome.create("batch") : JmhArchives.copy(archive, "batch");
             jiyi = Jiyi.open(scratch.home());
         }
 
@@ -106,8 +115,8 @@ public class IngestBenchmark {
         public void close() {
             long bytes = scratch.databaseBytes();
             jiyi.close();
-            System.out.printf("%n[batch] seed %d, %d events in chunks of %d, database %d bytes before close%n",
-                    seed, events, chunkSize, bytes);
+            System.out.printf("%n[batch] seed %d, %d events in chunks of %d onto %d, database %d bytes before close%n",
+                    seed, events, chunkSize, size, bytes);
             scratch.close();
         }
     }
@@ -133,6 +142,11 @@ public class IngestBenchmark {
             committed += result.committed().size();
         }
         return committed;
+    }
+
+    /** An empty scratch home, or one holding a copy of the chat archive of {@code size}. */
+    static ScratchHome start(int size, String purpose) {
+        return size == 0 ? ScratchHome.create(purpose) : JmhArchives.copy(JmhArchives.open(size, false), purpose);
     }
 
     static <T> List<List<T>> chunk(List<T> items, int size) {

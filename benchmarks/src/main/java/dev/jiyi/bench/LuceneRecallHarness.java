@@ -5,7 +5,6 @@ import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.Candidate;
 import dev.jiyi.authority.Deletion;
 import dev.jiyi.authority.Eligibility;
-import dev.jiyi.authority.Event;
 import dev.jiyi.authority.LexicalIndex;
 import dev.jiyi.authority.RecallIndex;
 import dev.jiyi.authority.Scope;
@@ -344,20 +343,11 @@ public final class LuceneRecallHarness implements Callable<Integer> {
                 Authority authority = jiyi.authority();
                 catchUp(lucene, authority);
                 long before = CachedArchive.treeBytes(root);
-                long events = authority.tableCounts().get("events");
-                SplittableRandom random = new SplittableRandom(common.seed);
+                List<String> victims = DeleteBenchmark.victims(authority, deletions, common.seed);
                 long[] inAuthority = new long[deletions];
                 long[] inLucene = new long[deletions];
-                List<Long> done = new ArrayList<>();
                 for (int i = 0; i < deletions; i++) {
-                    long sequence = 1 + random.nextLong(events);
-                    if (done.contains(sequence)) {
-                        i--;
-                        continue;
-                    }
-                    done.add(sequence);
-                    String id = authority.read(s -> s.eventsAfter(sequence - 1, 1)).stream().map(Event::id).findFirst()
-                            .orElseThrow(() -> new IllegalStateException("no event at sequence " + sequence));
+                    String id = victims.get(i);
                     long t = System.nanoTime();
                     Deletion deletion = authority.deleteEvent(Scope.DEFAULT, id);
                     inAuthority[i] = System.nanoTime() - t;

@@ -144,7 +144,7 @@ public final class ResumeHarness implements Callable<Integer> {
         try (ScratchHome scratch = ScratchHome.create("resume")) {
             archive.copyTo(scratch.dir());
             try (Jiyi jiyi = Jiyi.open(scratch.home())) {
-                addSession(jiyi.authority());
+                addSession(jiyi.authority(), common.seed);
                 Clock clock = Clock.systemUTC();
                 List<ContextPack> packers = new ArrayList<>();
                 for (Case c : CASES) {
@@ -188,8 +188,8 @@ public final class ResumeHarness implements Callable<Integer> {
     }
 
     /** A live session on top of the archive: recent turns, agreements and growth, an emotion, a checkpoint. */
-    private void addSession(Authority authority) {
-        ChatCorpus corpus = new ChatCorpus(common.seed, "resume-session");
+    static void addSession(Authority authority, long seed) {
+        ChatCorpus corpus = new ChatCorpus(seed, "resume-session");
         Instant start = Instant.now().minusSeconds(3_600);
         List<EventSubmission> turns = new ArrayList<>();
         for (int i = 0; i < SESSION_TURNS; i++) {
@@ -198,7 +198,7 @@ public final class ResumeHarness implements Callable<Integer> {
                     start.plusSeconds(60L * i)));
         }
         DeletionHarness.require(authority.submitEvents(turns));
-        SplittableRandom random = new SplittableRandom(common.seed);
+        SplittableRandom random = new SplittableRandom(seed);
         List<Derivation> drafts = new ArrayList<>();
         for (int i = 0; i < 26; i++) {
             EventSubmission e = turns.get(i);

@@ -1,0 +1,204 @@
+package dev.jiyi.bench;
+
+import dev.jiyi.authority.Deletion;
+import dev.jiyi.bench.LuceneRecallHarness.QueryKind;
+import dev.jiyi.pack.Pack;
+import dev.jiyi.ranking.RecallMode;
+import dev.jiyi.ranking.RecallResult;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Calls the JMH benchmark methods directly on small seeded archives (kept in a temporary directory
+ * through {@link JmhArchives#ROOT_PROPERTY}), to prove each measures what it says: the work is done,
+ * on the archive it names, and nothing is skipped. The timings themselves are JMH's, by hand.
+ */
+class JmhBenchmarksTest {
+
+    static final int SIZE = 300;
+
+    @TempDir
+    static Path archives;
+
+    @BeforeAll
+    static void keepArchivesHere() {
+        System.setProperty(JmhArchives.ROOT_PROPERTY, archives.toString());
+    }
+
+    @AfterAll
+    static void forget() {
+        System.clearProperty(JmhArchives.ROOT_PROPERTY);
+    }
+
+    @Test
+    @DisplayName("B1 fast recall: both indexes answer the same window queries from the archive; common characters find nothing")
+    void fastRecallOnBothIndexes() {
+        FastRecallBenchmark benchmark = new FastRecallBenchmark();
+        FastRecallBenchmark.Archive a = archive(QueryKind.WINDOW);
+        try {
+            assertThat(Files.isDirectory(archives.resolve("chat-" + SIZE + "-s" + ChatCorpus.DEFAULT_SEED).resolve("lucene")))
+                    .as("the archive's Lucene index is built in the archive").isTrue();
+            int withItems = 0;
+            for (int i = 0; i < 20; i++) {
+                RecallResult f = benchmark.fts5(a);
+                RecallResult l = benchmark.lucene(a);
+                assertThat(f.warnings()).isEmpty();
+                assertThat(l.warnings()).isEmpty();
+                // The same query on both: the top memory agrees whenever both find one.
+                if (!f.items().isEmpty() && !l.items().isEmpty()) {
+                    withItems++;
+                    assertThat(l.items().getFirst().memoryId()).isEqualTo(f.items().getFirst().memoryId());
+                }
+            }
+            assertThat(withItems).as("window queries are cut from archive texts, so most find their memory")
+                    .isGreaterThan(10);
+        } finally {
+            a.close();
+        }
+
+        FastRecallBenchmark.Archive common = archive(QueryKind.COMMON);
+        try {
+            for (int i = 0; i < 10; i++) {
+                assertThat(benchmark.fts5(common).items()).isEmpty();
+                assertThat(benchmark.lucene(common).items()).isEmpty();
+            }
+        } finally {
+            common.close();
+        }
+    }
+
+    private static FastRecallBenchmark.Archive archive(QueryKind kind) {
+        FastRecallBenchmark.Archive a = new FastRecallBenchmark.Archive();
+        a.size = SIZE;
+        a.kind = kind;
+        a.open();
+        return a;
+    }
+
+    @Test
+    @DisplayName("B1 semantic and deep recall compare the query's vector with the archive's, on the exact scan and on HNSW")
+    void semanticRecallUsesVectors() {
+        SemanticRecallBenchmark benchmark = new SemanticRecallBenchmark();
+        for (RecallMode mode : List.of(RecallMode.SEMANTIC, RecallMode.DEEP)) {
+            SemanticRecallBenchmark.Archive a = new SemanticRecallBenchmark.Archive();
+            a.size = SIZE;
+            a.mode = mode;
+            a.open();
+            try {
+                for (int i = 0; i < 5; i++) {
+                    int before = a.embedder.calls();
+                    RecallResult exact = benchmark.exact(a);
+                    RecallResult hnsw = benchmark.hnsw(a);
+                    // Recall embeds the query only to compare it with stored vectors (R4): once per recall.
+                    assertThat(a.embedder.calls()).as(mode + " recall embedded its query").isEqualTo(before + 2);
+                    for (RecallResult r : List.of(exact, hnsw)) {
+                        assertThat(r.warnings()).as(mode + " recall warns of nothing").isEmpty();
+                        assertThat(r.items()).isNotEmpty();
+                    }
+                }
+            } finally {
+                a.close();
+            }
+        }
+        SemanticRecallBenchmark.TableEmbedder table = new SemanticRecallBenchmark.TableEmbedder(List.of("记得 meeting"), 1);
+        assertThat(table.embed(List.of("记得 meeting")).getFirst()).hasSize(JmhArchives.VECTORS.dimensions());
+        assertThatThrownBy(() -> table.embed(List.of("another text")))
+                .hasMessageContaining("outside the benchmark's queries");
+    }
+
+    @Test
+    @DisplayName("B1 deletion: each invocation deletes another event and its memory, on a copy; with Lucene the index catches up")
+    void deletionDeletesDistinctEventsOnACopy() {
+        DeleteBenchmark benchmark = new DeleteBenchmark();
+        DeleteBenchmark.Archive a = new DeleteBenchmark.Archive();
+        a.size = SIZE;
+        a.open();
+        Path copy = a.scratch.dir();
+        try {
+            assertThat(a.victims).hasSize(SIZE / 2).doesNotHaveDuplicates();
+            for (int i = 0; i < 5; i++) {
+                Deletion d = benchmark.authority(a);
+                assertThat(d.memoryIds()).hasSize(1);
+            }
+            Deletion d = benchmark.withLucene(a);
+            assertThat(a.jiyi.lucene().status().behind()).isZero();
+            assertThat(a.jiyi.authority().tableCounts().get("events")).isEqualTo(SIZE - 6);
+            assertThat(d.memoryIds()).hasSize(1);
+        } finally {
+            a.close();
+        }
+        assertThat(copy).doesNotExist();
+        try (dev.jiyi.cli.Jiyi cached = dev.jiyi.cli.Jiyi.open(JmhArchives.open(SIZE, false).home())) {
+            assertThat(cached.authority().tableCounts().get("events")).as("the cached archive is untouched")
+                    .isEqualTo(SIZE);
+        }
+    }
+
+    @Test
+    @DisplayName("B1 resume: a whole pack over the archive and a live session, with and without a query, on both indexes")
+    void resumePacksTheSession() {
+        ResumeBenchmark benchmark = new ResumeBenchmark();
+        for (String index : List.of("fts5", "lucene")) {
+            for (boolean query : List.of(true, false)) {
+                ResumeBenchmark.Session s = new ResumeBenchmark.Session();
+                s.size = SIZE;
+                s.index = index;
+                s.query = query;
+                s.open();
+                try {
+                    Pack p = benchmark.resume(s);
+                    assertThat(p.status()).isEqualTo(Pack.OK);
+                    assertThat(p.context()).contains("plan next week's project");
+                    assertThat(p.recalledBy()).isNotBlank();
+                } finally {
+                    s.close();
+                }
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("B1 ingestion onto a grown archive: single commits and a batch land on a copy of it")
+    void ingestionOntoAnArchive() {
+        IngestBenchmark benchmark = new IngestBenchmark();
+        IngestBenchmark.SingleCommit single = new IngestBenchmark.SingleCommit();
+        single.size = SIZE;
+        single.seed = ChatCorpus.DEFAULT_SEED;
+        single.open();
+        try {
+            for (int i = 0; i < 10; i++) {
+                assertThat(benchmark.submitOne(single).created()).isTrue();
+            }
+            assertThat(IngestHarness.countEvents(single.scratch.home())).isEqualTo(SIZE + 10);
+        } finally {
+            single.close();
+        }
+
+        IngestBenchmark.BatchLoad batch = new IngestBenchmark.BatchLoad();
+        batch.size = SIZE;
+        batch.events = 120;
+        batch.chunkSize = 50;
+        batch.seed = ChatCorpus.DEFAULT_SEED;
+        batch.generate();
+        for (int iteration = 0; iteration < 2; iteration++) {
+            batch.open();
+            try {
+                assertThat(benchmark.submitBatch(batch)).isEqualTo(120);
+                assertThat(IngestHarness.countEvents(batch.scratch.home())).as("a fresh copy each iteration")
+                        .isEqualTo(SIZE + 120);
+            } finally {
+                batch.close();
+            }
+        }
+    }
+}
