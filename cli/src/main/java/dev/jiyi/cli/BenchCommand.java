@@ -49,7 +49,15 @@ final class BenchCommand implements Callable<Integer> {
         RESUME("dev.jiyi.bench.ResumeHarness", "[--sizes N,N] [--packs N] [--budget N]",
                 "Context packs (session_resume) in process at 10k and 100k memories: p50, p95 and maximum."),
         MCP("dev.jiyi.bench.McpLatencyHarness", "[--sizes N,N]",
-                "The MCP server's first-call and steady-state latency for memory_recall and session_resume.");
+                "The MCP server's first-call and steady-state latency for memory_recall and session_resume."),
+        GUARD("dev.jiyi.bench.Guard", "[--bounds FILE] [--iterations N] [--time MS]",
+                "A short JMH pass, then the ratio bounds of a bounds file (growth from 10k to 1M, Lucene"
+                        + " against FTS5, HNSW against exact): OK or FAIL with the difference; exit 1 on a FAIL."),
+        JMH("org.openjdk.jmh.Main", "[BENCHMARK] [JMH options]",
+                "The JMH benchmarks (FastRecallBenchmark, SemanticRecallBenchmark, IngestBenchmark,"
+                        + " DeleteBenchmark, ResumeBenchmark) at 10k, 100k and 1M memories; -rf json -rff FILE."),
+        JMH_REPORT("dev.jiyi.bench.report.JmhReport", "RESULTS.json OUT_DIR",
+                "A JMH JSON result file as Markdown tables (sizes as columns, growth of the mean) and charts.");
 
         final String mainClass;
         final String options;
@@ -63,7 +71,7 @@ final class BenchCommand implements Callable<Integer> {
 
         /** The name after {@code ./jiyi bench}. */
         String command() {
-            return name().toLowerCase(Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
         }
     }
 

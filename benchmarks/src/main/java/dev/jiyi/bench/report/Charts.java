@@ -31,6 +31,8 @@ public final class Charts {
 
     static final int WIDTH = 800;
     static final int HEIGHT = 500;
+    /** Most series whose names the legend lays out in one row below the plot. */
+    static final int LEGEND_ROW = 4;
 
     static {
         // Before any XChart or AWT class loads: the benchmarks run on machines without a display.
@@ -141,8 +143,10 @@ public final class Charts {
     private static void style(XYStyler styler, boolean logY, List<Series> series) {
         styler.setLocale(Locale.ROOT);
         styler.setLegendVisible(true);
-        styler.setLegendPosition(LegendPosition.OutsideS);
-        styler.setLegendLayout(LegendLayout.Horizontal);
+        // A row below the plot holds a few names; more go in a column to its right, where none is cut off.
+        boolean many = series.size() > LEGEND_ROW;
+        styler.setLegendPosition(many ? LegendPosition.OutsideE : LegendPosition.OutsideS);
+        styler.setLegendLayout(many ? LegendLayout.Vertical : LegendLayout.Horizontal);
         styler.setMarkerSize(7);
         styler.setXAxisLogarithmic(true);
         styler.setXAxisDecimalPattern("#,##0");

@@ -1,0 +1,143 @@
+package dev.jiyi.bench;
+
+import dev.jiyi.bench.Guard.Bound;
+import dev.jiyi.bench.Guard.Key;
+import dev.jiyi.bench.Guard.Verdict;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class GuardTest {
+
+    @Test
+    @DisplayName("B1 the built-in bounds parse: growth from 10k to 1M, Lucene against FTS5 with common-character queries, HNSW against exact")
+    void builtInBoundsParse() throws IOException {
+        List<Bound> bounds;
+        try (InputStream in = Guard.class.getResourceAsStream(Guard.DEFAULT_BOUNDS)) {
+            assertThat(in).isNotNull();
+            bounds = Guard.parse(new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList());
+        }
+        assertThat(bounds).anySatisfy(b -> assertThat(b).isEqualTo(
+                new Bound.Growth(((Bound.Growth) b).line(), "fastRecall.lucene", "WINDOW", 10_000, 1_000_000,
+                        ((Bound.Growth) b).bound())));
+        assertThat(bounds).filteredOn(b -> b instanceof Bound.Ratio r && r.benchmark().equals("fastRecall.lucene")
+                && r.against().equals("fastRecall.fts5")).isNotEmpty();
+        assertThat(bounds).filteredOn(b -> b.keys().stream().anyMatch(k -> k.variant().equals("COMMON"))).isNotEmpty();
+        assertThat(bounds).filteredOn(b -> b instanceof Bound.Hnsw).isNotEmpty();
+    }
+
+    @Test
+    @DisplayName("B1 each bound is checked as a ratio: OK inside it, FAIL past it, with the figure and the difference")
+    void verdicts() {
+        List<Bound> bounds = Guard.parse(List.of(
+                "# a comment", "",
+                "growth fastRecall.lucene window 10000 1000000 <= 10   # trailing comment",
+                "ratio fastRecall.lucene / fastRecall.fts5 window 1000000 <= 0.5",
+                "hnsw 100000 >= 0.95"));
+        Map<Key, Double> scores = Map.of(
+                new Key("fastRecall.lucene", "WINDOW", 10_000), 2.0,
+                new Key("fastRecall.lucene", "WINDOW", 1_000_000), 30.0,
+                new Key("fastRecall.fts5", "WINDOW", 1_000_000), 100.0);
+
+        List<Verdict> v = Guard.check(bounds, scores, Map.of(100_000, 0.97));
+        assertThat(v).extracting(Verdict::ok).containsExactly(false, true, true);
+        assertThat(v.get(0).figure()).isEqualTo(15.0);
+        assertThat(v.get(0).line()).startsWith("FAIL").contains("growth fastRecall.lucene window 10,000 -> 1,000,000",
+                "15.000", "<= 10.000", "worse by 5.000");
+        assertThat(v.get(1).line()).startsWith("OK").contains("0.300", "margin 0.200");
+        assertThat(v.get(2).line()).startsWith("OK").contains(">= 0.950", "margin 0.020");
+
+        assertThat(Guard.check(bounds, scores, Map.of(100_000, 0.90)).get(2).ok()).isFalse();
+        assertThatThrownBy(() -> Guard.check(bounds, Map.of(), Map.of(100_000, 0.97)))
+                .hasMessageContaining("no score was measured for fastRecall.lucene window 10000");
+    }
+
+    @Test
+    @DisplayName("B1 a malformed bounds line is refused by line number and rule, never echoed")
+    void malformedBounds() {
+        assertBad("growth fastRecall.lucene window 10000 <= 3", "bounds line 1: must read 'growth BENCHMARK");
+        assertBad("ratio fastRecall.lucene fastRecall.fts5 window 10000 x <= 1", "'/' between");
+        assertBad("ratio fastRecall.lucene / semantic.exact window 10000 <= 1", "one benchmark family");
+        assertBad("growth fastRecall.sqlite window 10000 100000 <= 3", "unknown benchmark");
+        assertBad("growth fastRecall.lucene window ten 100000 <= 3", "whole number");
+        assertBad("growth fastRecall.lucene window 10000 100000 >= 3", "operator must be <=");
+        assertBad("hnsw 100000 >= -1", "positive number");
+        assertBad("hnsw 100000 >= NaN", "positive number");
+        assertBad("drop table bounds", "must start with growth, ratio or hnsw");
+        assertBad("# only a comment", "holds no bound");
+        assertThatThrownBy(() -> Guard.parse(List.of("hnsw 1000 >= 0.9", "", "secret-value")))
+                .hasMessageStartingWith("bounds line 3:").hasMessageNotContaining("secret-value");
+    }
+
+    private static void assertBad(String line, String message) {
+        assertThatThrownBy(() -> Guard.parse(List.of(line))).isInstanceOf(Guard.BoundsException.class)
+                .hasMessageContaining(message);
+    }
+
+    @Test
+    @DisplayName("B1 bench guard runs a short JMH pass on small archives: generous bounds hold (exit 0), a doctored bound fails (exit 1)")
+    void guardRunsJmhAndChecks(@TempDir Path dir) throws IOException {
+        Path archives = dir.resolve("archives");
+        Path generous = dir.resolve("generous.txt");
+        Files.writeString(generous, String.join("\n",
+                "growth fastRecall.lucene window 300 600 <= 1000",
+                "ratio fastRecall.lucene / fastRecall.fts5 common 300 <= 1000",
+                "ratio semantic.hnsw / semantic.exact deep 300 <= 1000",
+                "hnsw 300 >= 0.5", ""));
+        Run ok = guard("--bounds", generous.toString(), "--archives", archives.toString(), "--forks", "0",
+                "--warmup", "1", "--iterations", "1", "--time", "100", "--quiet");
+        assertThat(ok.code()).as(ok.out()).isZero();
+        assertThat(ok.out()).contains("4 of 4 bounds hold", "fastRecall.lucene window 600", "fastRecall.fts5 common 300",
+                        "semantic.hnsw deep 300", "hnsw recall@10 at 300")
+                .containsPattern("(?m)^OK +growth fastRecall.lucene window 300 -> 600 ");
+        assertThat(archives.resolve("chat-600-s" + ChatCorpus.DEFAULT_SEED)).isDirectory();
+
+        Path doctored = dir.resolve("doctored.txt");
+        Files.writeString(doctored, "growth fastRecall.lucene window 300 600 <= 0.001\n");
+        Run fail = guard("--bounds", doctored.toString(), "--archives", archives.toString(), "--forks", "0",
+                "--warmup", "0", "--iterations", "1", "--time", "50", "--quiet");
+        assertThat(fail.code()).as(fail.out()).isEqualTo(1);
+        assertThat(fail.out()).containsPattern("(?m)^FAIL +growth fastRecall.lucene window 300 -> 600 .* worse by ")
+                .contains("0 of 1 bounds hold").contains("reusing the archive");
+
+        Path broken = dir.resolve("broken.txt");
+        Files.writeString(broken, "growth fastRecall.lucene window\n");
+        Run bad = guard("--bounds", broken.toString(), "--archives", archives.toString());
+        assertThat(bad.code()).isEqualTo(2);
+        assertThat(bad.out()).contains("bounds line 1: must read");
+
+        Run missing = guard("--bounds", dir.resolve("absent.txt").toString());
+        assertThat(missing.code()).isEqualTo(2);
+        assertThat(missing.out()).contains("--bounds: cannot read the file").doesNotContain("absent.txt");
+    }
+
+    record Run(int code, String out) {
+    }
+
+    private static Run guard(String... args) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream saved = System.out;
+        try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+            // JmhArchives logs archive builds on System.out: capture it with the guard's own lines.
+            System.setOut(out);
+            int code = Guard.command(out).execute(args);
+            return new Run(code, bytes.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setOut(saved);
+            System.clearProperty(JmhArchives.ROOT_PROPERTY);
+        }
+    }
+}
