@@ -1,8 +1,8 @@
 package dev.jiyi.bench;
 
-import dev.jiyi.bench.Guard.Bound;
-import dev.jiyi.bench.Guard.Key;
-import dev.jiyi.bench.Guard.Verdict;
+import dev.jiyi.bench.GuardBounds.Bound;
+import dev.jiyi.bench.GuardBounds.Key;
+import dev.jiyi.bench.GuardBounds.Verdict;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,7 +28,7 @@ class GuardTest {
         List<Bound> bounds;
         try (InputStream in = Guard.class.getResourceAsStream(Guard.DEFAULT_BOUNDS)) {
             assertThat(in).isNotNull();
-            bounds = Guard.parse(new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList());
+            bounds = GuardBounds.parse(new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList());
         }
         assertThat(bounds).anySatisfy(b -> assertThat(b).isEqualTo(
                 new Bound.Growth(((Bound.Growth) b).line(), "fastRecall.lucene", "WINDOW", 10_000, 1_000_000,
@@ -42,7 +42,7 @@ class GuardTest {
     @Test
     @DisplayName("B1 each bound is checked as a ratio: OK inside it, FAIL past it, with the figure and the difference")
     void verdicts() {
-        List<Bound> bounds = Guard.parse(List.of(
+        List<Bound> bounds = GuardBounds.parse(List.of(
                 "# a comment", "",
                 "growth fastRecall.lucene window 10000 1000000 <= 10   # trailing comment",
                 "ratio fastRecall.lucene / fastRecall.fts5 window 1000000 <= 0.5",
@@ -52,7 +52,7 @@ class GuardTest {
                 new Key("fastRecall.lucene", "WINDOW", 1_000_000), 30.0,
                 new Key("fastRecall.fts5", "WINDOW", 1_000_000), 100.0);
 
-        List<Verdict> v = Guard.check(bounds, scores, Map.of(100_000, 0.97));
+        List<Verdict> v = GuardBounds.check(bounds, scores, Map.of(100_000, 0.97));
         assertThat(v).extracting(Verdict::ok).containsExactly(false, true, true);
         assertThat(v.get(0).figure()).isEqualTo(15.0);
         assertThat(v.get(0).line()).startsWith("FAIL").contains("growth fastRecall.lucene window 10,000 -> 1,000,000",
@@ -60,8 +60,8 @@ class GuardTest {
         assertThat(v.get(1).line()).startsWith("OK").contains("0.300", "margin 0.200");
         assertThat(v.get(2).line()).startsWith("OK").contains(">= 0.950", "margin 0.020");
 
-        assertThat(Guard.check(bounds, scores, Map.of(100_000, 0.90)).get(2).ok()).isFalse();
-        assertThatThrownBy(() -> Guard.check(bounds, Map.of(), Map.of(100_000, 0.97)))
+        assertThat(GuardBounds.check(bounds, scores, Map.of(100_000, 0.90)).get(2).ok()).isFalse();
+        assertThatThrownBy(() -> GuardBounds.check(bounds, Map.of(), Map.of(100_000, 0.97)))
                 .hasMessageContaining("no score was measured for fastRecall.lucene window 10000");
     }
 
@@ -78,12 +78,12 @@ class GuardTest {
         assertBad("hnsw 100000 >= NaN", "positive number");
         assertBad("drop table bounds", "must start with growth, ratio or hnsw");
         assertBad("# only a comment", "holds no bound");
-        assertThatThrownBy(() -> Guard.parse(List.of("hnsw 1000 >= 0.9", "", "secret-value")))
+        assertThatThrownBy(() -> GuardBounds.parse(List.of("hnsw 1000 >= 0.9", "", "secret-value")))
                 .hasMessageStartingWith("bounds line 3:").hasMessageNotContaining("secret-value");
     }
 
     private static void assertBad(String line, String message) {
-        assertThatThrownBy(() -> Guard.parse(List.of(line))).isInstanceOf(Guard.BoundsException.class)
+        assertThatThrownBy(() -> GuardBounds.parse(List.of(line))).isInstanceOf(GuardBounds.BoundsException.class)
                 .hasMessageContaining(message);
     }
 

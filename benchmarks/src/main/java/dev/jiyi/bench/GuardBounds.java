@@ -1,0 +1,267 @@
+package dev.jiyi.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The bounds {@link Guard} checks: parsed from a bounds file (one per line, {@code #} comments; the
+ * format is in the built-in {@code guard-bounds.txt}), each read from the measured mean times and
+ * HNSW recalls and judged OK or FAIL with its margin or its difference.
+ */
+final class GuardBounds {
+
+    /** Neighbours compared for HNSW's recall. */
+    static final int K = 10;
+
+    private GuardBounds() {
+    }
+
+    /** One JMH benchmark method, by the short name bounds use: {@code fastRecall.lucene}, {@code semantic.hnsw}. */
+    enum Family {
+        FAST_RECALL("fastRecall", FastRecallBenchmark.class, "kind", Set.of("fts5", "lucene")),
+        SEMANTIC("semantic", SemanticRecallBenchmark.class, "mode", Set.of("exact", "hnsw"));
+
+        final String prefix;
+        final Class<?> type;
+        /** The parameter a bound's variant sets (besides {@code size}). */
+        final String variantParam;
+        final Set<String> methods;
+
+        Family(String prefix, Class<?> type, String variantParam, Set<String> methods) {
+            this.prefix = prefix;
+            this.type = type;
+            this.variantParam = variantParam;
+            this.methods = methods;
+        }
+
+        static Family of(String benchmark) {
+            int dot = benchmark.indexOf('.');
+            for (Family f : values()) {
+                if (dot > 0 && f.prefix.equals(benchmark.substring(0, dot)) && f.methods.contains(benchmark.substring(dot + 1))) {
+                    return f;
+                }
+            }
+            return null;
+        }
+    }
+
+    /** One measured benchmark: a method at a variant (query kind or recall mode, upper case) and an archive size. */
+    record Key(String benchmark, String variant, int size) {
+
+        @Override
+        public String toString() {
+            return benchmark + " " + variant.toLowerCase(Locale.ROOT) + " " + size;
+        }
+    }
+
+    /** A checked bound: its source line, and a figure no greater (or, {@code atLeast}, no less) than {@code bound}. */
+    sealed interface Bound {
+
+        int line();
+
+        double bound();
+
+        boolean atLeast();
+
+        /** The measured benchmarks the bound reads. */
+        List<Key> keys();
+
+        /** The figure from the scores (and HNSW recalls by size). */
+        double figure(Map<Key, Double> scores, Map<Integer, Double> hnswRecall);
+
+        String describe();
+
+        /** {@code growth BENCHMARK VARIANT FROM TO <= X}: mean at TO over mean at FROM. */
+        record Growth(int line, String benchmark, String variant, int from, int to, double bound) implements Bound {
+
+            public boolean atLeast() {
+                return false;
+            }
+
+            public List<Key> keys() {
+                return List.of(new Key(benchmark, variant, from), new Key(benchmark, variant, to));
+            }
+
+            public double figure(Map<Key, Double> scores, Map<Integer, Double> hnswRecall) {
+                return scores.get(keys().get(1)) / scores.get(keys().get(0));
+            }
+
+            public String describe() {
+                return String.format(Locale.ROOT, "growth %s %s %,d -> %,d", benchmark, variant.toLowerCase(Locale.ROOT),
+                        from, to);
+            }
+        }
+
+        /** {@code ratio A / B VARIANT SIZE <= X}: A's mean over B's, same variant and size. */
+        record Ratio(int line, String benchmark, String against, String variant, int size, double bound)
+                implements Bound {
+
+            public boolean atLeast() {
+                return false;
+            }
+
+            public List<Key> keys() {
+                return List.of(new Key(benchmark, variant, size), new Key(against, variant, size));
+            }
+
+            public double figure(Map<Key, Double> scores, Map<Integer, Double> hnswRecall) {
+                return scores.get(keys().get(0)) / scores.get(keys().get(1));
+            }
+
+            public String describe() {
+                return String.format(Locale.ROOT, "ratio %s / %s %s at %,d", benchmark, against,
+                        variant.toLowerCase(Locale.ROOT), size);
+            }
+        }
+
+        /** {@code hnsw SIZE >= X}: HNSW's mean recall@10 against the exact scan. */
+        record Hnsw(int line, int size, double bound) implements Bound {
+
+            public boolean atLeast() {
+                return true;
+            }
+
+            public List<Key> keys() {
+                return List.of();
+            }
+
+            public double figure(Map<Key, Double> scores, Map<Integer, Double> hnswRecall) {
+                return hnswRecall.get(size);
+            }
+
+            public String describe() {
+                return String.format(Locale.ROOT, "hnsw recall@%d / exact at %,d", K, size);
+            }
+        }
+    }
+
+    /** A bounds file that cannot be read as bounds: names the line and the rule, never echoes the text. */
+    static final class BoundsException extends RuntimeException {
+        BoundsException(int line, String rule) {
+            super("bounds line " + line + ": " + rule);
+        }
+    }
+
+    /** Parses bounds: one per line, {@code #} starts a comment, blank lines are skipped. */
+    static List<Bound> parse(List<String> lines) {
+        List<Bound> out = new ArrayList<>();
+        for (int i = 0; i < lines.size(); i++) {
+            int n = i + 1;
+            String text = lines.get(i);
+            int hash = text.indexOf('#');
+            String[] f = (hash >= 0 ? text.substring(0, hash) : text).trim().split("\\s+");
+            if (f.length == 1 && f[0].isEmpty()) {
+                continue;
+            }
+            out.add(switch (f[0]) {
+                case "growth" -> {
+                    expect(f, n, 7, "growth BENCHMARK VARIANT FROM TO <= X");
+                    yield new Bound.Growth(n, benchmark(f[1], n), variant(f[2]), size(f[3], n), size(f[4], n),
+                            bound(f, n, "<="));
+                }
+                case "ratio" -> {
+                    expect(f, n, 8, "ratio BENCHMARK / BENCHMARK VARIANT SIZE <= X");
+                    if (!f[2].equals("/")) {
+                        throw new BoundsException(n, "ratio needs '/' between its two benchmarks");
+                    }
+                    String a = benchmark(f[1], n);
+                    String b = benchmark(f[3], n);
+                    if (Family.of(a) != Family.of(b)) {
+                        throw new BoundsException(n, "ratio compares two methods of one benchmark family");
+                    }
+                    yield new Bound.Ratio(n, a, b, variant(f[4]), size(f[5], n), bound(f, n, "<="));
+                }
+                case "hnsw" -> {
+                    expect(f, n, 4, "hnsw SIZE >= X");
+                    yield new Bound.Hnsw(n, size(f[1], n), bound(f, n, ">="));
+                }
+                default -> throw new BoundsException(n, "must start with growth, ratio or hnsw");
+            });
+        }
+        if (out.isEmpty()) {
+            throw new BoundsException(lines.size(), "the file holds no bound");
+        }
+        return out;
+    }
+
+    private static void expect(String[] f, int line, int fields, String form) {
+        if (f.length != fields) {
+            throw new BoundsException(line, "must read '" + form + "'");
+        }
+    }
+
+    private static String benchmark(String name, int line) {
+        if (Family.of(name) == null) {
+            throw new BoundsException(line, "unknown benchmark: must be fastRecall.fts5, fastRecall.lucene, semantic.exact"
+                    + " or semantic.hnsw");
+        }
+        return name;
+    }
+
+    private static String variant(String v) {
+        return v.toUpperCase(Locale.ROOT);
+    }
+
+    private static int size(String s, int line) {
+        try {
+            int size = Integer.parseInt(s);
+            if (size >= 2) {
+                return size;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new BoundsException(line, "an archive size must be a whole number of at least 2");
+    }
+
+    private static double bound(String[] f, int line, String operator) {
+        if (!f[f.length - 2].equals(operator)) {
+            throw new BoundsException(line, "this bound's operator must be " + operator);
+        }
+        try {
+            double x = Double.parseDouble(f[f.length - 1]);
+            if (x > 0 && Double.isFinite(x)) {
+                return x;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new BoundsException(line, "the bound must be a positive number");
+    }
+
+    // ---------------------------------------------------------------- checking
+
+    /** One bound's verdict. */
+    record Verdict(Bound bound, double figure, boolean ok) {
+
+        /** How far the figure is inside the bound (positive) or past it (negative). */
+        double margin() {
+            return bound.atLeast() ? figure - bound.bound() : bound.bound() - figure;
+        }
+
+        String line() {
+            String op = bound.atLeast() ? ">=" : "<=";
+            return String.format(Locale.ROOT, "%-4s %-66s %8.3f  bound %s %.3f  %s %.3f", ok ? "OK" : "FAIL",
+                    bound.describe(), figure, op, bound.bound(), ok ? "margin" : "worse by", Math.abs(margin()));
+        }
+    }
+
+    /** Each bound's verdict on the figures measured. */
+    static List<Verdict> check(List<Bound> bounds, Map<Key, Double> scores, Map<Integer, Double> hnswRecall) {
+        List<Verdict> out = new ArrayList<>();
+        for (Bound b : bounds) {
+            for (Key k : b.keys()) {
+                if (!scores.containsKey(k)) {
+                    throw new IllegalStateException("no score was measured for " + k);
+                }
+            }
+            double figure = b.figure(scores, hnswRecall);
+            boolean ok = b.atLeast() ? figure >= b.bound() : figure <= b.bound();
+            out.add(new Verdict(b, figure, ok));
+        }
+        return out;
+    }
+}
