@@ -180,6 +180,17 @@ public final class Database {
     }
 
     /** Splits a migration resource into statements: on semicolons at line ends, comments dropped. */
+    /**
+     * The statements of migration {@code version} (1 to {@link #SCHEMA_VERSION}) as this build applies
+     * them, for tests and tools that make a database of an earlier version the way that version did.
+     */
+    public static List<String> migrationStatements(int version) {
+        if (version < 1 || version > SCHEMA_VERSION) {
+            throw new IllegalArgumentException("version: must be 1 to " + SCHEMA_VERSION);
+        }
+        return statements(MIGRATIONS.get(version - 1));
+    }
+
     static List<String> statements(String resource) {
         String sql;
         try (InputStream in = Database.class.getResourceAsStream(resource)) {
