@@ -484,6 +484,21 @@ public final class Authority implements AutoCloseable {
         return tx.read("checking the database", () -> Doctor.check(sql.connection()));
     }
 
+    /**
+     * O5: a consistent copy of the whole database in {@code target}, which must not exist, through
+     * SQLite's online backup API (see {@link Backups}): every commit acknowledged before the call is
+     * in it; other processes keep writing meanwhile. Returns the backup's size and row counts.
+     *
+     * @throws RefusedException when the target exists or cannot be created
+     */
+    public synchronized BackupMade backup(Path target) {
+        return Backups.backup(sql.connection(), target);
+    }
+
+    /** What {@link #backup} made: the file, its size in bytes, and the rows of each authoritative table. */
+    public record BackupMade(Path file, long bytes, Map<String, Long> tableCounts) {
+    }
+
     /** Row counts of the authoritative tables, from one snapshot, without doctor's checks. */
     public synchronized Map<String, Long> tableCounts() {
         return tx.read("counting rows", () -> Doctor.counts(sql.connection()));

@@ -51,6 +51,7 @@ public final class JiyiCommand implements Callable<Integer> {
         m.put("resume", ResumeCommand.class);
         m.put("reindex", ReindexCommand.class);
         m.put("doctor", DoctorCommand.class);
+        m.put("backup", BackupCommand.class);
         m.put("mcp", McpCommand.class);
         m.put("probe", ProbeCommand.class);
         m.put("bench", BenchCommand.class);

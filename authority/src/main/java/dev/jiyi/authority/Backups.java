@@ -1,0 +1,86 @@
+package dev.jiyi.authority;
+
+import org.sqlite.SQLiteConnection;
+
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Map;
+
+/**
+ * Backups (O5): a copy of the whole database made through SQLite's online backup API, never a copy
+ * of the main file without its write-ahead log. The copy is taken in one step, inside one read
+ * transaction of the source, so it is the database as it was when the backup began: every commit
+ * acknowledged before then is in it, none made after. In WAL mode a reader never blocks a writer,
+ * so other processes keep writing while it runs (a stepwise backup would restart at every write of
+ * another process and might never finish).
+ *
+ * <p>The target is created exclusively before anything is written, so an existing file, even one
+ * made by a racing process, is never overwritten; a backup that fails removes what it wrote.
+ */
+final class Backups {
+
+    private Backups() {
+    }
+
+    static Authority.BackupMade backup(Connection source, Path target) {
+        Path file = target.toAbsolutePath();
+        create(file);
+        boolean done = false;
+        try {
+            SQLiteConnection sqlite = source.unwrap(SQLiteConnection.class);
+            // One step of all pages (-1): one read transaction, so one consistent snapshot.
+            sqlite.getDatabase().backup("main", file.toString(), (remaining, total) -> { }, 100, 300, -1);
+            Map<String, Long> counts;
+            try (Connection copy = DriverManager.getConnection("jdbc:sqlite:" + file);
+                 Statement s = copy.createStatement()) {
+                // A self-contained file: no write-ahead log beside it for a mover to forget.
+                s.execute("PRAGMA journal_mode = DELETE");
+                counts = Doctor.counts(copy);
+            }
+            done = true;
+            return new Authority.BackupMade(file, Files.size(file), counts);
+        } catch (SQLException e) {
+            throw new StorageException("backing up the database", e);
+        } catch (IOException e) {
+            throw new StorageException("reading the size of the backup", e);
+        } finally {
+            if (!done) {
+                deleteQuietly(file);
+            }
+        }
+    }
+
+    /** Creates the empty target (0600 where POSIX), refusing one that exists. */
+    private static void create(Path file) {
+        try {
+            if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
+                Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            } else {
+                Files.createFile(file);
+            }
+        } catch (FileAlreadyExistsException e) {
+            throw new RefusedException("the backup target exists; a backup never overwrites a file");
+        } catch (IOException e) {
+            throw new RefusedException("cannot create the backup target (" + e.getClass().getSimpleName()
+                    + "): its directory must exist and be writable");
+        }
+    }
+
+    private static void deleteQuietly(Path file) {
+        for (String suffix : new String[] {"", "-journal", "-wal", "-shm"}) {
+            try {
+                Files.deleteIfExists(file.resolveSibling(file.getFileName() + suffix));
+            } catch (IOException ignored) {
+                // best effort: the error that made the backup fail is the one to report
+            }
+        }
+    }
+}
