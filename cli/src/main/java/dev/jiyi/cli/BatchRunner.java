@@ -60,9 +60,14 @@ final class BatchRunner<I, R> {
     record Outcome<R>(List<R> committed, int failedLine, JiyiException error) {
     }
 
-    Outcome<R> run(Path file, InputStream stdin, Output out) {
-        try (InputStream in = open(file, stdin)) {
-            return run(new LineInput(in), out);
+    /**
+     * Runs the batch, showing {@code label} and the lines committed as progress on stderr (out of
+     * the file's line count when reading a file; a count and a rate for standard input).
+     */
+    Outcome<R> run(Path file, InputStream stdin, Output out, String label) {
+        try (InputStream in = open(file, stdin);
+             Progress progress = out.progress(label, file == null || file.toString().equals("-") ? 0 : lines(file))) {
+            return run(new LineInput(in), out, progress);
         } catch (IOException e) {
             throw new InvalidInputException("batch", "input cannot be read (" + e.getClass().getSimpleName() + ")");
         }
@@ -136,7 +141,25 @@ final class BatchRunner<I, R> {
         }
     }
 
-    private Outcome<R> run(LineInput input, Output out) throws IOException {
+    /** Newlines in the file, plus one when it does not end with one: its line count, read once before the batch. */
+    private static long lines(Path file) throws IOException {
+        long n = 0;
+        int last = '\n';
+        try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
+            byte[] buffer = new byte[1 << 16];
+            for (int read = in.read(buffer); read > 0; read = in.read(buffer)) {
+                for (int i = 0; i < read; i++) {
+                    if (buffer[i] == '\n') {
+                        n++;
+                    }
+                }
+                last = buffer[read - 1];
+            }
+        }
+        return last == '\n' ? n : n + 1;
+    }
+
+    private Outcome<R> run(LineInput input, Output out, Progress progress) throws IOException {
         List<R> committed = new ArrayList<>();
         List<I> chunk = new ArrayList<>();
         List<Integer> chunkLines = new ArrayList<>();
@@ -157,7 +180,7 @@ final class BatchRunner<I, R> {
                     item = parser.apply(JsonLine.parse(line, fields));
                 }
             } catch (InvalidInputException e) {
-                Outcome<R> flushed = flush(chunk, chunkLines, committed, out);
+                Outcome<R> flushed = flush(chunk, chunkLines, committed, out, progress);
                 return flushed != null ? flushed : new Outcome<>(committed, lineNumber, e);
             }
             if (item != null) {
@@ -165,18 +188,22 @@ final class BatchRunner<I, R> {
                 chunkLines.add(lineNumber);
             }
             if (chunk.size() >= chunkSize || (!chunk.isEmpty() && !input.waiting())) {
-                Outcome<R> failed = flush(chunk, chunkLines, committed, out);
+                Outcome<R> failed = flush(chunk, chunkLines, committed, out, progress);
                 if (failed != null) {
                     return failed;
                 }
             }
         }
-        Outcome<R> failed = flush(chunk, chunkLines, committed, out);
+        Outcome<R> failed = flush(chunk, chunkLines, committed, out, progress);
+        if (failed == null) {
+            progress.advanceTo(lineNumber); // trailing blank lines are read, so done too
+        }
         return failed != null ? failed : new Outcome<>(committed, 0, null);
     }
 
     /** Commits the chunk; returns a failed outcome, or null when all of it committed. */
-    private Outcome<R> flush(List<I> chunk, List<Integer> chunkLines, List<R> committed, Output out) {
+    private Outcome<R> flush(List<I> chunk, List<Integer> chunkLines, List<R> committed, Output out,
+                             Progress progress) {
         if (chunk.isEmpty()) {
             return null;
         }
@@ -194,6 +221,10 @@ final class BatchRunner<I, R> {
         if (!out.json() && !result.committed().isEmpty()) {
             out.text("committed " + committed.size() + " so far (through line "
                     + chunkLines.get(result.committed().size() - 1) + ")");
+        }
+        if (!result.committed().isEmpty()) {
+            // Lines through the last committed one are done (blank lines among them included).
+            progress.advanceTo(chunkLines.get(result.committed().size() - 1));
         }
         Outcome<R> outcome = result.failed()
                 ? new Outcome<>(committed, chunkLines.get(result.failedAt()), result.error())

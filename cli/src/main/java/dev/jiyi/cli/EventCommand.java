@@ -130,7 +130,7 @@ final class EventCommand {
                     line -> parse(line, defaults),
                     extract ? jiyi.authority()::submitEventsForExtraction : jiyi.authority()::submitEvents,
                     Submit::ack, chunkSize);
-            BatchRunner.Outcome<SubmitResult> outcome = runner.run(mode.batch, root().stdin(), out);
+            BatchRunner.Outcome<SubmitResult> outcome = runner.run(mode.batch, root().stdin(), out, "event submit --batch");
             long created = outcome.committed().stream().filter(SubmitResult::created).count();
             long existing = outcome.committed().size() - created;
             Map<String, Object> summary = new LinkedHashMap<>();

@@ -75,6 +75,10 @@ public final class JiyiCommand implements Callable<Integer> {
             description = "Machine-readable JSON on stdout (one document per line).")
     boolean json;
 
+    @Option(names = "--quiet", scope = ScopeType.INHERIT,
+            description = "No progress on stderr for long work (batches, reindexing); results and errors still show.")
+    boolean quiet;
+
     @Spec
     CommandSpec spec;
 

@@ -156,7 +156,7 @@ final class MemoryCommand {
             Scope defaults = scope();
             BatchRunner<Derivation, Memory> runner = new BatchRunner<>(BATCH_FIELDS, line -> parse(line, defaults),
                     jiyi.authority()::addMemories, Add::ack, chunkSize);
-            BatchRunner.Outcome<Memory> outcome = runner.run(mode.batch, root().stdin(), out);
+            BatchRunner.Outcome<Memory> outcome = runner.run(mode.batch, root().stdin(), out, "memory add --batch");
             Map<String, Object> summary = new LinkedHashMap<>();
             summary.put("committed", outcome.committed().size());
             if (outcome.error() != null) {

@@ -24,11 +24,31 @@ final class Output {
     private final PrintWriter out;
     private final PrintWriter err;
     private final boolean json;
+    private final boolean quiet;
 
     Output(PrintWriter out, PrintWriter err, boolean json) {
+        this(out, err, json, false);
+    }
+
+    /** @param quiet no progress on stderr ({@code --quiet}); warnings and errors still show */
+    Output(PrintWriter out, PrintWriter err, boolean json, boolean quiet) {
         this.out = out;
         this.err = err;
         this.json = json;
+        this.quiet = quiet;
+    }
+
+    /**
+     * Progress of long work on stderr ({@link Progress}): redrawn on a terminal, a line every few
+     * seconds otherwise (not with {@code --json}), nothing with {@code --quiet}. Stdout is untouched.
+     *
+     * @param total how many items, or zero or less when unknown
+     */
+    Progress progress(String label, long total) {
+        Progress.Mode mode = Progress.stderrMode(quiet);
+        // With --json, stderr carries JSON documents (warnings, the error) that programs parse: progress
+        // lines would break them, so they show only on a terminal, where a person reads them.
+        return Progress.on(err, label, total, json && mode == Progress.Mode.LINES ? Progress.Mode.OFF : mode);
     }
 
     boolean json() {

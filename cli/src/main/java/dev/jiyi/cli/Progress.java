@@ -2,7 +2,7 @@ package dev.jiyi.cli;
 
 import java.io.Console;
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.nio.file.Files;
@@ -97,7 +97,7 @@ public final class Progress implements AutoCloseable {
     private final String label;
     private final long total;
     private final Mode mode;
-    private final PrintStream out;
+    private final PrintWriter out;
     private final LongSupplier nanoTime;
     private final long intervalNanos;
     private final long start;
@@ -120,7 +120,7 @@ public final class Progress implements AutoCloseable {
      * @param nanoTime a monotonic clock in nanoseconds ({@code System::nanoTime} in real use)
      * @param interval the least time between two reports
      */
-    public Progress(String label, long total, Mode mode, PrintStream out, LongSupplier nanoTime,
+    public Progress(String label, long total, Mode mode, PrintWriter out, LongSupplier nanoTime,
             Duration interval) {
         this.label = Objects.requireNonNull(label, "label");
         this.mode = Objects.requireNonNull(mode, "mode");
@@ -147,7 +147,15 @@ public final class Progress implements AutoCloseable {
      */
     public static Progress onStderr(String label, long total, boolean quiet) {
         Mode mode = stderrMode(quiet);
-        return new Progress(label, total, mode, System.err, System::nanoTime,
+        return on(new PrintWriter(System.err, false, System.err.charset()), label, total, mode);
+    }
+
+    /**
+     * Progress written to {@code err} (the command's standard error), shown in {@code mode} (from
+     * {@link #stderrMode}), at the interval that mode uses.
+     */
+    public static Progress on(PrintWriter err, String label, long total, Mode mode) {
+        return new Progress(label, total, mode, err, System::nanoTime,
                 mode == Mode.TERMINAL ? TERMINAL_INTERVAL : LINES_INTERVAL);
     }
 
@@ -210,6 +218,14 @@ public final class Progress implements AutoCloseable {
     /** Counts one more item done. */
     public void advance() {
         advance(1);
+    }
+
+    /** Advances to {@code count} items done, if that is more than are done now (one thread at a time). */
+    public void advanceTo(long count) {
+        long more = count - done.get();
+        if (more > 0) {
+            advance(more);
+        }
     }
 
     /** Counts {@code n} more items done; prints when a report is due. Safe from any thread. */

@@ -87,7 +87,7 @@ final class ReindexCommand extends Verb {
     private int vectors(Jiyi jiyi, Output out, long started) throws IOException {
         VectorReindex.Report report;
         try {
-            report = new VectorReindex(jiyi.authority(), jiyi.embedder(), jiyi.home().dir()).run(scope());
+            report = new VectorReindex(jiyi.authority(), jiyi.embedder(), jiyi.home().dir()).run(scope(), out);
         } catch (ProviderException e) {
             out.error(ExitCode.PROVIDER, "vectors not rebuilt, nothing was replaced: " + e.getMessage());
             return ExitCode.PROVIDER;

@@ -44,12 +44,18 @@ final class VectorReindex {
         this.stagingDir = stagingDir;
     }
 
-    /** @throws dev.jiyi.providers.ProviderException when the model fails; nothing is stored then */
-    Report run(Scope scope) throws IOException {
+    /**
+     * Embeds the scope's memories that have no vector of this model, showing the memories embedded
+     * and their rate as progress.
+     *
+     * @throws dev.jiyi.providers.ProviderException when the model fails; nothing is stored then
+     */
+    Report run(Scope scope, Output output) throws IOException {
         String fingerprint = embedder.fingerprint();
         removeAbandoned();
         Path staging = Files.createTempFile(stagingDir, "vectors-", ".staging");
-        try {
+        // No total: counting the memories without a vector first would read them all twice.
+        try (Progress progress = output.progress("reindex --vectors", 0)) {
             int embedded = 0;
             try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(staging)))) {
                 long after = 0;
@@ -60,6 +66,7 @@ final class VectorReindex {
                         write(out, tasks.get(i), vectors.get(i));
                     }
                     embedded += tasks.size();
+                    progress.advance(tasks.size());
                     after = tasks.getLast().rowId();
                 }
             }

@@ -21,7 +21,7 @@ abstract class Verb implements Callable<Integer> {
     }
 
     Output output() {
-        return new Output(spec.commandLine().getOut(), spec.commandLine().getErr(), root().json);
+        return new Output(spec.commandLine().getOut(), spec.commandLine().getErr(), root().json, root().quiet);
     }
 
     /** The scope the global options name (S1). */

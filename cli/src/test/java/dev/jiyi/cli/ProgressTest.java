@@ -5,7 +5,8 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,7 +30,7 @@ class ProgressTest {
     /** A clock the test moves by hand. */
     private final AtomicLong nanos = new AtomicLong();
     private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    private final PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+    private final PrintWriter out = new PrintWriter(new OutputStreamWriter(bytes, StandardCharsets.UTF_8), true);
 
     private Progress progress(long total, Mode mode, Duration interval) {
         return new Progress("work", total, mode, out, nanos::get, interval);

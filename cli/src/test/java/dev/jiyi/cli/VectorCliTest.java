@@ -158,6 +158,32 @@ class VectorCliTest {
         JsonNode again = ok(cli, "--json", "reindex", "--vectors");
         assertThat(again.get("embedded").asInt()).isZero();
         assertThat(stagingFiles()).isEmpty();
+
+        // Progress on stderr (as a log shows it), none with --quiet; stdout is the same JSON either way.
+        event("e9", "第九条：周五交报告 report due Friday");
+        memory("e9", "第九条：周五交报告 report due Friday");
+        System.setProperty("jiyi.progress", "lines");
+        try {
+            CliRunner.Result shown = cli.run("reindex", "--vectors");
+            assertThat(shown.code()).as(shown.toString()).isZero();
+            assertThat(shown.err()).containsPattern("reindex --vectors: 1 done in [0-9.]+ s");
+            assertThat(shown.out()).contains("1 memories embedded");
+            event("e10", "第十条：周六爬山 hiking on Saturday");
+            memory("e10", "第十条：周六爬山 hiking on Saturday");
+            CliRunner.Result quiet = cli.run("--quiet", "reindex", "--vectors");
+            assertThat(quiet.code()).as(quiet.toString()).isZero();
+            assertThat(quiet.err()).doesNotContain("reindex --vectors");
+            assertThat(quiet.out()).contains("1 memories embedded");
+            // With --json, stderr holds only JSON documents: no progress lines in a log.
+            event("e11", "第十一条：周日休息 rest on Sunday");
+            memory("e11", "第十一条：周日休息 rest on Sunday");
+            CliRunner.Result json = cli.run("--json", "reindex", "--vectors");
+            assertThat(json.code()).as(json.toString()).isZero();
+            assertThat(json.err()).doesNotContain("reindex --vectors");
+            assertThat(json.json().get("embedded").asInt()).isEqualTo(1);
+        } finally {
+            System.clearProperty("jiyi.progress");
+        }
     }
 
     @Test

@@ -1,0 +1,92 @@
+package dev.jiyi.cli;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Progress of batches on stderr (issue 15): each batch command reports the lines it has read, out of
+ * the file's line count, as a log would show it ({@code -Djiyi.progress=lines}); {@code --quiet} shows
+ * none; stdout, and so {@code --json}, is the same either way.
+ */
+class BatchProgressCliTest {
+
+    @TempDir
+    Path dir;
+
+    @BeforeEach
+    void asALog() {
+        System.setProperty("jiyi.progress", "lines");
+    }
+
+    @AfterEach
+    void restore() {
+        System.clearProperty("jiyi.progress");
+    }
+
+    private Path lines(String name, List<String> lines) throws Exception {
+        return Files.write(dir.resolve(name), lines, StandardCharsets.UTF_8);
+    }
+
+    @Test
+    @DisplayName("event submit --batch and memory add --batch show the lines done on stderr, none with --quiet or in a --json log; stdout is unchanged")
+    void batchesReportProgress() throws Exception {
+        List<String> events = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            events.add("{\"id\":\"e" + i + "\",\"role\":\"user\",\"session\":\"s1\","
+                    + "\"occurred_at\":\"2024-05-01T10:00:00+08:00\",\"text\":\"第" + i + "天：记得开会 meeting " + i + "\"}");
+        }
+        Path file = lines("events.jsonl", events);
+        CliRunner shown = new CliRunner(dir.resolve("shown"));
+        CliRunner.Result r = shown.run("event", "submit", "--batch", file.toString(), "--chunk-size", "2");
+        assertThat(r.code()).as(r.toString()).isZero();
+        assertThat(r.err()).containsPattern("event submit --batch: 5 done in [0-9.]+ s");
+
+        CliRunner quiet = new CliRunner(dir.resolve("quiet"));
+        CliRunner.Result q = quiet.run("--quiet", "event", "submit", "--batch", file.toString(), "--chunk-size", "2");
+        assertThat(q.code()).as(q.toString()).isZero();
+        assertThat(q.err()).doesNotContain("event submit --batch");
+        assertThat(q.out()).isEqualTo(r.out());
+
+        // With --json, stderr holds only JSON documents (programs parse it): no progress lines in a log.
+        CliRunner json = new CliRunner(dir.resolve("json"));
+        CliRunner.Result j = json.run("--json", "event", "submit", "--batch", file.toString(), "--chunk-size", "2");
+        assertThat(j.code()).as(j.toString()).isZero();
+        assertThat(j.err()).isEmpty();
+        assertThat(j.out().lines().toList()).hasSize(6).allSatisfy(line -> assertThat(line).startsWith("{"));
+
+        // A batch that fails part-way says where it stopped: the lines through the last committed one.
+        Path broken = lines("broken.jsonl", List.of(events.get(0), events.get(1), "{\"id\":\"x\"}", events.get(3)));
+        CliRunner.Result b = new CliRunner(dir.resolve("broken")).run("event", "submit", "--batch", broken.toString());
+        assertThat(b.code()).isEqualTo(ExitCode.INVALID);
+        assertThat(b.err()).containsPattern("event submit --batch: 2/4 \\(50%\\) stopped after [0-9.]+ s");
+
+        Path memories = lines("memories.jsonl", List.of(
+                "{\"event\":\"e0\",\"kind\":\"fact\",\"basis\":\"user_statement\",\"text\":\"第0天开会\",\"quote\":\"记得开会\"}",
+                "{\"event\":\"e1\",\"kind\":\"fact\",\"basis\":\"user_statement\",\"text\":\"meeting 1\",\"quote\":\"meeting 1\"}"));
+        CliRunner.Result m = shown.run("memory", "add", "--batch", memories.toString());
+        assertThat(m.code()).as(m.toString()).isZero();
+        assertThat(m.err()).containsPattern("memory add --batch: 2 done in [0-9.]+ s");
+    }
+
+    @Test
+    @DisplayName("a batch read from stdin has no total: its progress counts lines and their rate")
+    void stdinHasNoTotal() {
+        CliRunner cli = new CliRunner(dir.resolve("stdin"));
+        CliRunner.Result r = cli.runWithStdin("{\"id\":\"s1\",\"role\":\"user\",\"session\":\"s1\","
+                + "\"occurred_at\":\"2024-05-01T10:00:00Z\",\"text\":\"你好\"}\n",
+                "event", "submit", "--batch", "-");
+        assertThat(r.code()).as(r.toString()).isZero();
+        assertThat(r.err()).containsPattern("event submit --batch: 1 done in [0-9.]+ s");
+    }
+}
