@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Map;
@@ -37,12 +38,20 @@ final class Backups {
         try {
             SQLiteConnection sqlite = source.unwrap(SQLiteConnection.class);
             // One step of all pages (-1): one read transaction, so one consistent snapshot.
-            sqlite.getDatabase().backup("main", file.toString(), (remaining, total) -> { }, 100, 300, -1);
+            int rc = sqlite.getDatabase().backup("main", file.toString(), (remaining, total) -> { }, 100, 300, -1);
+            if (rc != 0) { // SQLITE_OK; the API reports a failure (full disk, I/O error, busy) only here
+                throw new StorageException("backing up the database", new SQLException("SQLite result code " + rc));
+            }
             Map<String, Long> counts;
             try (Connection copy = DriverManager.getConnection("jdbc:sqlite:" + file);
                  Statement s = copy.createStatement()) {
                 // A self-contained file: no write-ahead log beside it for a mover to forget.
-                s.execute("PRAGMA journal_mode = DELETE");
+                try (ResultSet mode = s.executeQuery("PRAGMA journal_mode = DELETE")) {
+                    if (!mode.next() || !"delete".equalsIgnoreCase(mode.getString(1))) {
+                        throw new StorageException("backing up the database",
+                                new SQLException("the copy kept its write-ahead log"));
+                    }
+                }
                 counts = Doctor.counts(copy);
             }
             done = true;

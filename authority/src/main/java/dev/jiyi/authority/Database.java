@@ -179,7 +179,6 @@ public final class Database {
         }
     }
 
-    /** Splits a migration resource into statements: on semicolons at line ends, comments dropped. */
     /**
      * The statements of migration {@code version} (1 to {@link #SCHEMA_VERSION}) as this build applies
      * them, for tests and tools that make a database of an earlier version the way that version did.
@@ -191,6 +190,7 @@ public final class Database {
         return statements(MIGRATIONS.get(version - 1));
     }
 
+    /** Splits a migration resource into statements: on semicolons at line ends, comments dropped. */
     static List<String> statements(String resource) {
         String sql;
         try (InputStream in = Database.class.getResourceAsStream(resource)) {
