@@ -348,7 +348,10 @@ public final class CachedArchive {
         }
     }
 
-    /** Copies the archive's files (database and index directories) into {@code target}, for a run that changes them. */
+    /**
+     * Copies the archive's files (database and index directories) into {@code target}, for a run that
+     * changes them, each synced to disk so that the run does not pay for writing the copy back.
+     */
     public void copyTo(Path target) {
         try (Stream<Path> paths = Files.walk(dir)) {
             for (Path p : paths.toList()) {
@@ -357,6 +360,11 @@ public final class CachedArchive {
                     Files.createDirectories(to);
                 } else if (!p.getFileName().toString().equals("write.lock")) {
                     Files.copy(p, to);
+                    // On disk before the run that uses the copy: else its first fsync writes the copy back.
+                    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(to,
+                            java.nio.file.StandardOpenOption.WRITE)) {
+                        ch.force(true);
+                    }
                 }
             }
         } catch (IOException e) {

@@ -45,7 +45,8 @@ import java.util.concurrent.Callable;
 /**
  * {@code ./jiyi bench guard} (B1): a short JMH pass over the benchmarks a bounds file names, then
  * each bound checked and printed OK or FAIL with the figure, the bound and the difference; exit 0
- * when every bound holds, 1 when one does not, 2 on a bad option or bounds file.
+ * when every bound holds, 1 when one does not, 2 on a bad option or bounds file, 3 when a benchmark
+ * could not run.
  *
  * <p>Bounds are ratios, so that a slower or busier machine moves both sides of each: growth of one
  * benchmark's mean time from one archive size to another, one benchmark's mean against another's on
@@ -97,9 +98,16 @@ public final class Guard implements Callable<Integer> {
         this.out = out;
     }
 
+    /** Exit code when the guard could not measure (a benchmark failed): not a bound that failed. */
+    static final int BROKEN = 3;
+
     public static CommandLine command(PrintStream out) {
         CommandLine cli = new CommandLine(new Guard(out));
         cli.setErr(new PrintWriter(out, true, StandardCharsets.UTF_8));
+        cli.setExecutionExceptionHandler((e, commandLine, parsed) -> {
+            out.println("jiyi bench guard: could not measure (" + e.getClass().getSimpleName() + "): " + e.getMessage());
+            return BROKEN;
+        });
         return cli;
     }
 
@@ -191,7 +199,10 @@ public final class Guard implements Callable<Integer> {
                     .shouldFailOnError(true)
                     .verbosity(quiet ? VerboseMode.SILENT : VerboseMode.NORMAL);
             if (archives != null) {
-                options.jvmArgsAppend("-D" + JmhArchives.ROOT_PROPERTY + "=" + archives.toAbsolutePath());
+                // JMH takes a fork's extra arguments from the options or from @Fork, never both: repeat @Fork's.
+                List<String> args = new java.util.ArrayList<>(List.of(JmhArchives.FORK_ARGS));
+                args.add("-D" + JmhArchives.ROOT_PROPERTY + "=" + archives.toAbsolutePath());
+                options.jvmArgsAppend(args.toArray(String[]::new));
             }
             Collection<RunResult> results = new Runner(options.build()).run();
             for (RunResult r : results) {

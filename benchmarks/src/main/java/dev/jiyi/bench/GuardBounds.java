@@ -21,20 +21,24 @@ final class GuardBounds {
 
     /** One JMH benchmark method, by the short name bounds use: {@code fastRecall.lucene}, {@code semantic.hnsw}. */
     enum Family {
-        FAST_RECALL("fastRecall", FastRecallBenchmark.class, "kind", Set.of("fts5", "lucene")),
-        SEMANTIC("semantic", SemanticRecallBenchmark.class, "mode", Set.of("exact", "hnsw"));
+        FAST_RECALL("fastRecall", FastRecallBenchmark.class, "kind", Set.of("fts5", "lucene"),
+                Set.of("WINDOW", "COMMON", "FREQUENT", "LONG")),
+        SEMANTIC("semantic", SemanticRecallBenchmark.class, "mode", Set.of("exact", "hnsw"), Set.of("SEMANTIC", "DEEP"));
 
         final String prefix;
         final Class<?> type;
         /** The parameter a bound's variant sets (besides {@code size}). */
         final String variantParam;
         final Set<String> methods;
+        /** The values that parameter takes. */
+        final Set<String> variants;
 
-        Family(String prefix, Class<?> type, String variantParam, Set<String> methods) {
+        Family(String prefix, Class<?> type, String variantParam, Set<String> methods, Set<String> variants) {
             this.prefix = prefix;
             this.type = type;
             this.variantParam = variantParam;
             this.methods = methods;
+            this.variants = variants;
         }
 
         static Family of(String benchmark) {
@@ -159,7 +163,7 @@ final class GuardBounds {
             out.add(switch (f[0]) {
                 case "growth" -> {
                     expect(f, n, 7, "growth BENCHMARK VARIANT FROM TO <= X");
-                    yield new Bound.Growth(n, benchmark(f[1], n), variant(f[2]), size(f[3], n), size(f[4], n),
+                    yield new Bound.Growth(n, benchmark(f[1], n), variant(f[1], f[2], n), size(f[3], n), size(f[4], n),
                             bound(f, n, "<="));
                 }
                 case "ratio" -> {
@@ -172,7 +176,7 @@ final class GuardBounds {
                     if (Family.of(a) != Family.of(b)) {
                         throw new BoundsException(n, "ratio compares two methods of one benchmark family");
                     }
-                    yield new Bound.Ratio(n, a, b, variant(f[4]), size(f[5], n), bound(f, n, "<="));
+                    yield new Bound.Ratio(n, a, b, variant(a, f[4], n), size(f[5], n), bound(f, n, "<="));
                 }
                 case "hnsw" -> {
                     expect(f, n, 4, "hnsw SIZE >= X");
@@ -201,8 +205,15 @@ final class GuardBounds {
         return name;
     }
 
-    private static String variant(String v) {
-        return v.toUpperCase(Locale.ROOT);
+    /** The variant upper-cased, if the benchmark's family has it (a query kind or a recall mode). */
+    private static String variant(String benchmark, String v, int line) {
+        Family family = Family.of(benchmark);
+        String upper = v.toUpperCase(Locale.ROOT);
+        if (family == null || !family.variants.contains(upper)) {
+            throw new BoundsException(line, "unknown variant: fastRecall takes window, common, frequent or long;"
+                    + " semantic takes semantic or deep");
+        }
+        return upper;
     }
 
     private static int size(String s, int line) {

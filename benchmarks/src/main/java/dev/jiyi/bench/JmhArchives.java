@@ -16,7 +16,7 @@ import java.nio.file.Path;
  * another directory), each with the Lucene index a home keeps ({@code lucene/} beside the database,
  * what {@link Jiyi#lucene} opens), built once and caught up before any measurement.
  *
- * <p>A benchmark's first trial at a new size builds that archive (a million memories take about 25
+ * <p>A benchmark's first trial at a new size builds that archive (a million memories take about 15
  * minutes on 2 cores); later trials and runs reuse it. Benchmarks that change an archive work on a
  * copy ({@link #copy}).
  */
@@ -24,6 +24,13 @@ final class JmhArchives {
 
     /** System property naming the directory archives are kept in (JMH passes it to its forks with {@code -jvmArgsAppend}). */
     static final String ROOT_PROPERTY = "jiyi.bench.archives";
+
+    /**
+     * The arguments every benchmark's {@code @Fork} appends. JMH takes a fork's extra arguments from
+     * the command line or from {@code @Fork}, never both, so whoever passes {@code -jvmArgsAppend}
+     * passes these too.
+     */
+    static final String[] FORK_ARGS = {"--enable-native-access=ALL-UNNAMED", "-Dfile.encoding=UTF-8", "-Xmx3g"};
 
     /** Vectors of the semantic archives: 512 dimensions (the local model's) near a 32-dimensional subspace, as text embeddings lie. */
     static final VectorSpec VECTORS = new VectorSpec(512, Distribution.LOWRANK);

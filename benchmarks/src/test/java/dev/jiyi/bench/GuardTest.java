@@ -77,6 +77,8 @@ class GuardTest {
         assertBad("hnsw 100000 >= -1", "positive number");
         assertBad("hnsw 100000 >= NaN", "positive number");
         assertBad("drop table bounds", "must start with growth, ratio or hnsw");
+        assertBad("growth fastRecall.lucene windw 10000 100000 <= 3", "unknown variant");
+        assertBad("ratio semantic.hnsw / semantic.exact window 10000 <= 1", "unknown variant");
         assertBad("# only a comment", "holds no bound");
         assertThatThrownBy(() -> GuardBounds.parse(List.of("hnsw 1000 >= 0.9", "", "secret-value")))
                 .hasMessageStartingWith("bounds line 3:").hasMessageNotContaining("secret-value");
@@ -88,7 +90,7 @@ class GuardTest {
     }
 
     @Test
-    @DisplayName("B1 bench guard runs a short JMH pass on small archives: generous bounds hold (exit 0), a doctored bound fails (exit 1)")
+    @DisplayName("B1 bench guard runs a short JMH pass on small archives: generous bounds hold (exit 0), a doctored bound fails (exit 1), a bad file exits 2, a run that cannot measure 3")
     void guardRunsJmhAndChecks(@TempDir Path dir) throws IOException {
         Path archives = dir.resolve("archives");
         Path generous = dir.resolve("generous.txt");
@@ -118,6 +120,13 @@ class GuardTest {
         Run bad = guard("--bounds", broken.toString(), "--archives", archives.toString());
         assertThat(bad.code()).isEqualTo(2);
         assertThat(bad.out()).contains("bounds line 1: must read");
+
+        // Archives that cannot be kept where asked (a file, not a directory): nothing measured, exit 3.
+        Path notADirectory = Files.writeString(dir.resolve("not-a-directory"), "x");
+        Run broken2 = guard("--bounds", generous.toString(), "--archives", notADirectory.toString(), "--forks", "0",
+                "--warmup", "0", "--iterations", "1", "--time", "50", "--quiet");
+        assertThat(broken2.code()).as(broken2.out()).isEqualTo(Guard.BROKEN);
+        assertThat(broken2.out()).contains("could not measure").doesNotContain("bounds hold");
 
         Run missing = guard("--bounds", dir.resolve("absent.txt").toString());
         assertThat(missing.code()).isEqualTo(2);

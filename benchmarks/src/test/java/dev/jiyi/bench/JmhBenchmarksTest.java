@@ -149,6 +149,7 @@ class JmhBenchmarksTest {
     void resumePacksTheSession() {
         ResumeBenchmark benchmark = new ResumeBenchmark();
         for (String index : List.of("fts5", "lucene")) {
+            java.util.Set<String> recalledBy = new java.util.HashSet<>();
             for (boolean query : List.of(true, false)) {
                 ResumeBenchmark.Session s = new ResumeBenchmark.Session();
                 s.size = SIZE;
@@ -159,11 +160,13 @@ class JmhBenchmarksTest {
                     Pack p = benchmark.resume(s);
                     assertThat(p.status()).isEqualTo(Pack.OK);
                     assertThat(p.context()).contains("plan next week's project");
-                    assertThat(p.recalledBy()).isNotBlank();
+                    recalledBy.add(p.recalledBy());
                 } finally {
                     s.close();
                 }
             }
+            // With a query the pack recalls by it; without one, by the checkpoint and the latest user turn.
+            assertThat(recalledBy).as(index).hasSize(2).contains("checkpoint+latest_user_turn");
         }
     }
 
