@@ -180,6 +180,7 @@ final class BatchRunner<I, R> {
                     item = parser.apply(JsonLine.parse(line, fields));
                 }
             } catch (InvalidInputException e) {
+                progress.stop();
                 Outcome<R> flushed = flush(chunk, chunkLines, committed, out, progress);
                 return flushed != null ? flushed : new Outcome<>(committed, lineNumber, e);
             }
@@ -218,7 +219,8 @@ final class BatchRunner<I, R> {
                 out.json(line);
             }
         }
-        if (!out.json() && !result.committed().isEmpty()) {
+        // On a terminal the progress line is redrawn in place: a line on stdout would break it.
+        if (!out.json() && !result.committed().isEmpty() && !progress.redraws()) {
             out.text("committed " + committed.size() + " so far (through line "
                     + chunkLines.get(result.committed().size() - 1) + ")");
         }
@@ -229,6 +231,9 @@ final class BatchRunner<I, R> {
         Outcome<R> outcome = result.failed()
                 ? new Outcome<>(committed, chunkLines.get(result.failedAt()), result.error())
                 : null;
+        if (outcome != null) {
+            progress.stop();
+        }
         chunk.clear();
         chunkLines.clear();
         return outcome;

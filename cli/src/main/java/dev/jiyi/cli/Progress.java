@@ -109,6 +109,8 @@ public final class Progress implements AutoCloseable {
     /** Held while printing; guards {@link #closed} and {@link #drawnWidth}. */
     private final ReentrantLock printing = new ReentrantLock();
     private boolean closed;
+    /** Set by {@link #stop}: the work ended before it was done. */
+    private volatile boolean stopped;
     /** Length of the last line drawn in terminal mode, to blank what a shorter line leaves. */
     private int drawnWidth;
 
@@ -218,6 +220,16 @@ public final class Progress implements AutoCloseable {
     /** Counts one more item done. */
     public void advance() {
         advance(1);
+    }
+
+    /** Marks the work as ended early (a failure): the last line says {@code stopped after}, even with no total. */
+    public void stop() {
+        stopped = true;
+    }
+
+    /** Whether this progress redraws a line in place (a terminal): other output on the terminal would break it. */
+    public boolean redraws() {
+        return mode == Mode.TERMINAL;
     }
 
     /** Advances to {@code count} items done, if that is more than are done now (one thread at a time). */
@@ -347,6 +359,8 @@ public final class Progress implements AutoCloseable {
         StringBuilder sb = new StringBuilder(label).append(": ");
         if (complete(count)) {
             sb.append(group(count)).append(" done in ");
+        } else if (total <= 0) {
+            sb.append(group(count)).append(" stopped after ");
         } else {
             sb.append(group(count)).append('/').append(group(total))
                     .append(" (").append(percent(count, total)).append("%) stopped after ");
@@ -359,7 +373,7 @@ public final class Progress implements AutoCloseable {
     }
 
     private boolean complete(long count) {
-        return total <= 0 || count >= total;
+        return !stopped && (total <= 0 || count >= total);
     }
 
     /**

@@ -56,22 +56,27 @@ final class VectorReindex {
         Path staging = Files.createTempFile(stagingDir, "vectors-", ".staging");
         // No total: counting the memories without a vector first would read them all twice.
         try (Progress progress = output.progress("reindex --vectors", 0)) {
-            int embedded = 0;
-            try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(staging)))) {
-                long after = 0;
-                for (List<VectorCache.Task> tasks = authority.memoriesWithoutVectors(scope, fingerprint, after, STEP);
-                     !tasks.isEmpty(); tasks = authority.memoriesWithoutVectors(scope, fingerprint, after, STEP)) {
-                    List<float[]> vectors = embedder.embed(tasks.stream().map(VectorCache.Task::text).toList());
-                    for (int i = 0; i < tasks.size(); i++) {
-                        write(out, tasks.get(i), vectors.get(i));
+            try {
+                int embedded = 0;
+                try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(staging)))) {
+                    long after = 0;
+                    for (List<VectorCache.Task> tasks = authority.memoriesWithoutVectors(scope, fingerprint, after, STEP);
+                         !tasks.isEmpty(); tasks = authority.memoriesWithoutVectors(scope, fingerprint, after, STEP)) {
+                        List<float[]> vectors = embedder.embed(tasks.stream().map(VectorCache.Task::text).toList());
+                        for (int i = 0; i < tasks.size(); i++) {
+                            write(out, tasks.get(i), vectors.get(i));
+                        }
+                        embedded += tasks.size();
+                        progress.advance(tasks.size());
+                        after = tasks.getLast().rowId();
                     }
-                    embedded += tasks.size();
-                    progress.advance(tasks.size());
-                    after = tasks.getLast().rowId();
                 }
+                VectorCache.Stored stored = authority.storeVectors(fingerprint, () -> read(staging));
+                return new Report(fingerprint, embedded, stored.stored(), stored.skipped());
+            } catch (IOException | RuntimeException e) {
+                progress.stop(); // the last line says it stopped, not that it was done
+                throw e;
             }
-            VectorCache.Stored stored = authority.storeVectors(fingerprint, () -> read(staging));
-            return new Report(fingerprint, embedded, stored.stored(), stored.skipped());
         } finally {
             Files.deleteIfExists(staging);
         }

@@ -80,7 +80,7 @@ class BatchProgressCliTest {
     }
 
     @Test
-    @DisplayName("a batch read from stdin has no total: its progress counts lines and their rate")
+    @DisplayName("a batch read from stdin has no total: its progress counts lines and their rate, and says when it stopped early")
     void stdinHasNoTotal() {
         CliRunner cli = new CliRunner(dir.resolve("stdin"));
         CliRunner.Result r = cli.runWithStdin("{\"id\":\"s1\",\"role\":\"user\",\"session\":\"s1\","
@@ -88,5 +88,14 @@ class BatchProgressCliTest {
                 "event", "submit", "--batch", "-");
         assertThat(r.code()).as(r.toString()).isZero();
         assertThat(r.err()).containsPattern("event submit --batch: 1 done in [0-9.]+ s");
+
+        // One line committed, then a line without its time: it stopped, and says so though no total is known.
+        CliRunner.Result failed = cli.runWithStdin("{\"id\":\"s2\",\"role\":\"user\",\"session\":\"s1\","
+                + "\"occurred_at\":\"2024-05-01T10:00:00Z\",\"text\":\"再见 bye\"}\n"
+                + "{\"id\":\"s3\",\"role\":\"user\",\"session\":\"s1\",\"text\":\"没有时间 no time\"}\n",
+                "event", "submit", "--batch", "-", "--chunk-size", "1");
+        assertThat(failed.code()).isEqualTo(ExitCode.INVALID);
+        assertThat(failed.err()).containsPattern("event submit --batch: 1 stopped after [0-9.]+ s")
+                .doesNotContain("done in");
     }
 }
