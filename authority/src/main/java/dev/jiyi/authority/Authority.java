@@ -109,8 +109,13 @@ public final class Authority implements AutoCloseable {
      * and returns how many events and memories it was fed.
      */
     public synchronized Rebuilt rebuildIndexes() {
+        return rebuildIndexes(rows -> { });
+    }
+
+    /** {@link #rebuildIndexes()}, telling {@code fed} of each event and memory as an index is fed it (progress). */
+    public synchronized Rebuilt rebuildIndexes(java.util.function.LongConsumer fed) {
         indexes.prepare();
-        return tx.write("rebuilding the indexes", indexes::rebuildAll);
+        return tx.write("rebuilding the indexes", () -> indexes.rebuildAll(fed));
     }
 
     /** How many events and memories a rebuilt index was fed. */

@@ -112,11 +112,11 @@ final class Indexes {
     }
 
     /** Rebuilds every attached, versioned index in the open transaction; what the last was fed. */
-    Authority.Rebuilt rebuildAll() throws SQLException {
+    Authority.Rebuilt rebuildAll(java.util.function.LongConsumer rowsFed) throws SQLException {
         Authority.Rebuilt fed = new Authority.Rebuilt(0, 0);
         for (TransactionalIndex index : attached) {
             if (index.version() != null) {
-                fed = rebuild(index);
+                fed = rebuild(index, rowsFed);
             }
         }
         return fed;
@@ -135,6 +135,11 @@ final class Indexes {
      * writes run between their rows.
      */
     private Authority.Rebuilt rebuild(TransactionalIndex index) throws SQLException {
+        return rebuild(index, rows -> { });
+    }
+
+    private Authority.Rebuilt rebuild(TransactionalIndex index, java.util.function.LongConsumer rowsFed)
+            throws SQLException {
         long events = 0;
         long memories = 0;
         index.clear(sql);
@@ -143,12 +148,14 @@ final class Indexes {
                 while (rs.next()) {
                     index.eventAdded(sql, Rows.event(rs));
                     events++;
+                    rowsFed.accept(1);
                 }
             }
             try (ResultSet rs = s.executeQuery("SELECT " + Rows.MEMORY_COLUMNS + " FROM memories ORDER BY seq")) {
                 while (rs.next()) {
                     index.memoryAdded(sql, Rows.memory(rs));
                     memories++;
+                    rowsFed.accept(1);
                 }
             }
         }

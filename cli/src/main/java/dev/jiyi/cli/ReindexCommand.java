@@ -46,7 +46,10 @@ final class ReindexCommand extends Verb {
             return lucene(jiyi, out, System.nanoTime());
         }
         long started = System.nanoTime();
-        Authority.Rebuilt fed = jiyi.authority().rebuildIndexes();
+        Authority.Rebuilt fed;
+        try (Progress progress = out.progress("reindex", rows(jiyi))) {
+            fed = jiyi.authority().rebuildIndexes(progress::advance);
+        }
         long millis = (System.nanoTime() - started) / 1_000_000;
         if (out.json()) {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -61,9 +64,18 @@ final class ReindexCommand extends Verb {
         return ExitCode.OK;
     }
 
+    /** Events and memories: what a rebuild feeds, the total its progress counts toward. */
+    private static long rows(Jiyi jiyi) {
+        Map<String, Long> counts = jiyi.authority().tableCounts();
+        return counts.getOrDefault("events", 0L) + counts.getOrDefault("memories", 0L);
+    }
+
     private int lucene(Jiyi jiyi, Output out, long started) {
         LuceneIndex index = jiyi.lucene();
-        LuceneIndex.Rebuilt fed = index.rebuild(jiyi.authority());
+        LuceneIndex.Rebuilt fed;
+        try (Progress progress = out.progress("reindex --lucene", rows(jiyi))) {
+            fed = index.rebuild(jiyi.authority(), progress::advance);
+        }
         long millis = (System.nanoTime() - started) / 1_000_000;
         Optional<Path> directory = index.directory();
         if (out.json()) {

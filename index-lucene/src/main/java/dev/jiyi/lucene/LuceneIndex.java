@@ -432,9 +432,14 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
      * --lucene}); the old one is removed once no process writes it.
      */
     public Rebuilt rebuild(Authority authority) {
+        return rebuild(authority, rows -> { });
+    }
+
+    /** {@link #rebuild(Authority)}, telling {@code fed} of the events and memories written as it goes (progress). */
+    public Rebuilt rebuild(Authority authority, java.util.function.LongConsumer fed) {
         return authority.read(s -> {
             synchronized (this) {
-                Rebuilt r = rebuildFrom(s);
+                Rebuilt r = rebuildFrom(s, fed);
                 openCurrent();
                 status = new Status(applied, r.head(), writer == null);
                 return r;
@@ -674,6 +679,10 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
      * head, and points the home at it. The caller reopens.
      */
     private Rebuilt rebuildFrom(Snapshot s) {
+        return rebuildFrom(s, rows -> { });
+    }
+
+    private Rebuilt rebuildFrom(Snapshot s, java.util.function.LongConsumer fed) {
         Path fresh = null;
         try {
             fresh = home.fresh();
@@ -691,6 +700,7 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
                     }
                     write(w, null, docs);
                     events += page.size();
+                    fed.accept(page.size());
                 }
                 for (List<Memory> page = s.memoriesAfter(0, PAGE); !page.isEmpty();
                      page = s.memoriesAfter(page.get(page.size() - 1).rowId(), PAGE)) {
@@ -700,6 +710,7 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
                     }
                     write(w, null, docs);
                     memories += page.size();
+                    fed.accept(page.size());
                 }
                 w.setLiveCommitData(Map.of(SEQ, Long.toString(head), MARK, mark(s, head), VERSION, version).entrySet());
                 w.commit();

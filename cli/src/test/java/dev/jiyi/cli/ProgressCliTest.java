@@ -15,11 +15,12 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Progress of batches on stderr (issue 15): each batch command reports the lines it has read, out of
- * the file's line count, as a log would show it ({@code -Djiyi.progress=lines}); {@code --quiet} shows
- * none; stdout, and so {@code --json}, is the same either way.
+ * Progress of long work on stderr (issue 15), as a log shows it ({@code -Djiyi.progress=lines}): batch
+ * commands report the lines done out of the file's line count, {@code reindex} and {@code reindex
+ * --lucene} the events and memories fed out of their count; {@code --quiet} shows none, {@code --json}
+ * none in a log; stdout is the same either way.
  */
-class BatchProgressCliTest {
+class ProgressCliTest {
 
     @TempDir
     Path dir;
@@ -77,6 +78,32 @@ class BatchProgressCliTest {
         CliRunner.Result m = shown.run("memory", "add", "--batch", memories.toString());
         assertThat(m.code()).as(m.toString()).isZero();
         assertThat(m.err()).containsPattern("memory add --batch: 2 done in [0-9.]+ s");
+    }
+
+    @Test
+    @DisplayName("reindex and reindex --lucene show the events and memories fed, out of their count; --quiet shows none")
+    void reindexReportsProgress() throws Exception {
+        CliRunner cli = new CliRunner(dir.resolve("reindex"));
+        for (int i = 0; i < 3; i++) {
+            assertThat(cli.run("event", "submit", "--id", "r" + i, "--role", "user", "--text", "第" + i + "条 note " + i)
+                    .code()).isZero();
+        }
+        assertThat(cli.run("memory", "add", "--event", "r0", "--kind", "fact", "--basis", "user_statement",
+                "--text", "第0条 note 0", "--quote", "第0条").code()).isZero();
+
+        CliRunner.Result fts5 = cli.run("reindex");
+        assertThat(fts5.code()).as(fts5.toString()).isZero();
+        assertThat(fts5.err()).containsPattern("reindex: 4 done in [0-9.]+ s");
+        assertThat(fts5.out()).contains("rebuilt the FTS5 index: 3 events, 1 memories");
+
+        CliRunner.Result lucene = cli.run("reindex", "--lucene");
+        assertThat(lucene.code()).as(lucene.toString()).isZero();
+        assertThat(lucene.err()).containsPattern("reindex --lucene: 4 done in [0-9.]+ s");
+
+        CliRunner.Result quiet = cli.run("--quiet", "reindex");
+        assertThat(quiet.code()).isZero();
+        assertThat(quiet.err()).doesNotContain("reindex:");
+        assertThat(quiet.out()).contains("rebuilt the FTS5 index: 3 events, 1 memories");
     }
 
     @Test
