@@ -104,15 +104,7 @@ public final class Authority implements AutoCloseable {
         return authority;
     }
 
-    /**
-     * Rebuilds every attached, versioned index now, whatever its state (the {@code reindex} command),
-     * and returns how many events and memories it was fed.
-     */
-    public synchronized Rebuilt rebuildIndexes() {
-        return rebuildIndexes(rows -> { });
-    }
-
-    /** {@link #rebuildIndexes()}, telling {@code fed} of each event and memory as an index is fed it (progress). */
+    /** Rebuilds every attached, versioned index now ({@code reindex}), telling {@code fed} of each row it feeds. */
     public synchronized Rebuilt rebuildIndexes(java.util.function.LongConsumer fed) {
         indexes.prepare();
         return tx.write("rebuilding the indexes", () -> indexes.rebuildAll(fed));
@@ -489,19 +481,9 @@ public final class Authority implements AutoCloseable {
         return tx.read("checking the database", () -> Doctor.check(sql.connection()));
     }
 
-    /**
-     * O5: a consistent copy of the whole database in {@code target}, which must not exist, through
-     * SQLite's online backup API (see {@link Backups}): every commit acknowledged before the call is
-     * in it; other processes keep writing meanwhile. Returns the backup's size and row counts.
-     *
-     * @throws RefusedException when the target exists or cannot be created
-     */
-    public synchronized BackupMade backup(Path target) {
+    /** O5: a consistent copy of the database in a new file ({@link Backups}); refuses an existing one. */
+    public synchronized Backup backup(Path target) {
         return Backups.backup(sql.connection(), target);
-    }
-
-    /** What {@link #backup} made: the file, its size in bytes, and the rows of each authoritative table. */
-    public record BackupMade(Path file, long bytes, Map<String, Long> tableCounts) {
     }
 
     /** Row counts of the authoritative tables, from one snapshot, without doctor's checks. */

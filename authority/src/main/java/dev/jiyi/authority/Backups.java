@@ -31,7 +31,7 @@ final class Backups {
     private Backups() {
     }
 
-    static Authority.BackupMade backup(Connection source, Path target) {
+    static Backup backup(Connection source, Path target) {
         Path file = target.toAbsolutePath();
         create(file);
         boolean done = false;
@@ -55,7 +55,7 @@ final class Backups {
                 counts = Doctor.counts(copy);
             }
             done = true;
-            return new Authority.BackupMade(file, Files.size(file), counts);
+            return new Backup(file, Files.size(file), counts);
         } catch (SQLException e) {
             throw new StorageException("backing up the database", e);
         } catch (IOException e) {

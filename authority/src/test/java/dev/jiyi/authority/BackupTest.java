@@ -37,7 +37,7 @@ class BackupTest {
     void backupIsACompleteCopy() throws Exception {
         Path target = dir.resolve("copies").resolve("jiyi-backup.db");
         Files.createDirectories(target.getParent());
-        Authority.BackupMade made;
+        Backup made;
         try (Authority a = open(dir)) {
             Event city = submit(a, event("ev-city", ALICE_WORK, Role.USER, "我住在广州 I live in Guangzhou"));
             a.addMemory(ALICE_WORK, userFact(city, "住在广州 lives in Guangzhou").quote("我住在广州").build());

@@ -1,6 +1,6 @@
 package dev.jiyi.cli;
 
-import dev.jiyi.authority.Authority;
+import dev.jiyi.authority.Backup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
@@ -23,7 +23,7 @@ final class BackupCommand extends Verb {
     @Override
     int run(Jiyi jiyi, Output out) {
         long t = System.nanoTime();
-        Authority.BackupMade made = jiyi.authority().backup(file);
+        Backup made = jiyi.authority().backup(file);
         long millis = (System.nanoTime() - t) / 1_000_000;
         if (out.json()) {
             Map<String, Object> m = new LinkedHashMap<>();
