@@ -15,19 +15,13 @@ import java.util.function.Function;
 /**
  * The SQLite authority: the public facade of every write rule of jiyi and the runner of its
  * transactions. Each verb runs in one transaction (writes in {@code BEGIN IMMEDIATE}) and hands the
- * work to the class that owns the concept and its SQL: {@link Personas}, {@link Events},
- * {@link Memories} and {@link Timelines}, {@link Relations}, {@link Corrections}, {@link Deletions},
- * {@link Checkpoints}, {@link Extractions}, {@link Vectors}, the recall reads of a {@link Snapshot},
- * the {@link ChangeLog}, the attached {@link Indexes} and {@link Doctor}. A concept added later
- * (archives, capture cursors) is one more such class over the same {@link Sql}, row mappers
- * ({@link Rows}) and change log.
- *
- * <p>Its length (under 500 lines) is one short verb per rule the contract names, with the checks of
- * its arguments; no rule is implemented here.
- *
- * <p>One instance owns one connection and is used by one thread at a time (methods are
- * synchronized). Several processes may open the same file at once: writers queue on SQLite's lock
- * with a busy timeout.
+ * work to the class that owns the concept and its SQL ({@link Personas}, {@link Events},
+ * {@link Memories}, {@link Timelines}, {@link Relations}, {@link Corrections}, {@link Deletions},
+ * {@link Checkpoints}, {@link Extractions}, {@link Vectors}, {@link CaptureCursors}, the archives,
+ * the recall reads of a {@link Snapshot}, the {@link ChangeLog}, the attached {@link Indexes},
+ * {@link Doctor}); no rule is implemented here. One instance owns one connection and is used by
+ * one thread at a time (methods are synchronized). Several processes may open the same file at
+ * once: writers queue on SQLite's lock with a busy timeout.
  */
 public final class Authority implements AutoCloseable {
 
@@ -53,6 +47,7 @@ public final class Authority implements AutoCloseable {
     private final Checkpoints checkpoints;
     private final Extractions extractions;
     private final Vectors vectors;
+    private final CaptureCursors cursors;
     private final Transactions tx;
     private final AtomicLong memoryRowsRead = new AtomicLong();
 
@@ -67,6 +62,7 @@ public final class Authority implements AutoCloseable {
         this.memories = new Memories(sql, changeLog, indexes, events, timelines);
         this.relations = new Relations(sql, changeLog);
         this.checkpoints = new Checkpoints(sql, changeLog);
+        this.cursors = new CaptureCursors(sql, checkpoints);
         this.vectors = new Vectors(sql, changeLog);
         this.extractions = new Extractions(sql, events, memories);
         this.corrections = new Corrections(events, memories, timelines, relations, checkpoints);
@@ -416,40 +412,9 @@ public final class Authority implements AutoCloseable {
         return memoryRowsRead.get();
     }
 
-    /** {@link Snapshot#memoryCandidates} in a read of its own. */
-    public List<Candidate> memoryCandidates(LexicalIndex index, String query, Eligibility filter, int limit) {
-        return read(s -> s.memoryCandidates(index, query, filter, limit));
-    }
-
     /** {@link Snapshot#eventCandidates} in a read of its own. */
     public List<Candidate> eventCandidates(LexicalIndex index, Scope scope, String query, int limit) {
         return read(s -> s.eventCandidates(index, query, scope, limit));
-    }
-
-    /** {@link Snapshot#derivedMemoryRows} in a read of its own. */
-    public Map<Long, List<Long>> derivedMemoryRows(Collection<Long> eventSequences) {
-        return read(s -> s.derivedMemoryRows(eventSequences));
-    }
-
-    /** {@link Snapshot#recallRows} in a read of its own. */
-    public List<RecallRow> recallRows(Scope scope, Collection<Long> memoryRows) {
-        return read(s -> s.recallRows(scope, memoryRows));
-    }
-
-    /** {@link Snapshot#rawEvents} in a read of its own. */
-    public List<RawEventRow> rawEvents(Scope scope, Collection<Long> eventSequences) {
-        return read(s -> s.rawEvents(scope, eventSequences));
-    }
-
-    /** {@link Snapshot#latestEmotion} in a read of its own. */
-    public Optional<RecallRow> latestEmotion(Scope scope, Instant asOf) {
-        return read(s -> s.latestEmotion(scope, asOf));
-    }
-
-    /** {@link Snapshot#recentMemories} in a read of its own. */
-    public List<RecallRow> recentMemories(Scope scope, Set<Kind> kinds, Instant at, int limit) {
-        Eligibility filter = new Eligibility(scope, at, false);
-        return read(s -> s.recentMemories(filter, kinds, limit));
     }
 
     /** {@link Snapshot#recentEvents} in a read of its own. */
@@ -484,6 +449,42 @@ public final class Authority implements AutoCloseable {
     /** O5: a consistent copy of the database in a new file ({@link Backups}); refuses an existing one. */
     public synchronized Backup backup(Path target) {
         return Backups.backup(sql.connection(), target);
+    }
+
+    // ---------------------------------------------------------------- archives (O3-O5) and host capture (H1)
+
+    /** O3: an archive of the whole database (scope null) or one scope, from one snapshot, in a new file. */
+    public synchronized ArchiveReport exportArchive(Path target, ArchiveFormat format, Scope scope, ArchiveProgress progress) {
+        return tx.read("exporting an archive", () -> ArchiveExport.write(sql, target, format, scope, progress));
+    }
+
+    /** O4: imports an archive into this empty database in one transaction, checked whole, then indexed. */
+    public synchronized ArchiveReport importArchive(java.io.InputStream in, ArchiveProgress progress) {
+        indexes.prepare();
+        return tx.write("importing an archive", () -> {
+            ArchiveReport read = ArchiveImport.run(sql, in, progress);
+            progress.begin("import: indexing", read.rows().get("events") + read.rows().get("memories"));
+            indexes.rebuildAll(progress::advance);
+            return read;
+        });
+    }
+
+    /** O5: a backup file into this empty database, through an import's checks ({@link Restores}). */
+    public synchronized ArchiveReport restore(Path backup, ArchiveProgress progress) {
+        return Restores.restore(backup, sql.connection(), this, progress);
+    }
+
+    /** H1: the capture cursor of a host instance, if it has one. */
+    public synchronized Optional<CaptureCursor> captureCursor(String instanceId) {
+        return tx.read("reading a capture cursor", () -> cursors.get(Ids.check("instance", instanceId)));
+    }
+
+    /** H1: saves a capture's checkpoints and moves its cursor in one transaction ({@link CaptureCursors#advance}). */
+    public synchronized CaptureCursor advanceCapture(Scope scope, String instanceId, long expectedVersion, String position,
+                                                     List<CheckpointDraft> checkpoints) {
+        Ids.check("cursor", position);
+        return tx.write("advancing a capture cursor",
+                () -> cursors.advance(scope, Ids.check("instance", instanceId), expectedVersion, position, checkpoints));
     }
 
     /** Row counts of the authoritative tables, from one snapshot, without doctor's checks. */

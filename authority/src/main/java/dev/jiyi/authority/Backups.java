@@ -33,7 +33,7 @@ final class Backups {
 
     static Backup backup(Connection source, Path target) {
         Path file = target.toAbsolutePath();
-        create(file);
+        createNew(file, "backup");
         boolean done = false;
         try {
             SQLiteConnection sqlite = source.unwrap(SQLiteConnection.class);
@@ -67,8 +67,11 @@ final class Backups {
         }
     }
 
-    /** Creates the empty target (0600 where POSIX), refusing one that exists. */
-    private static void create(Path file) {
+    /**
+     * Creates the empty target of a backup or an export (0600 where POSIX: it holds the whole
+     * archive), refusing one that exists, even one a racing process made a moment ago.
+     */
+    static void createNew(Path file, String what) {
         try {
             if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
                 Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
@@ -76,14 +79,15 @@ final class Backups {
                 Files.createFile(file);
             }
         } catch (FileAlreadyExistsException e) {
-            throw new RefusedException("the backup target exists; a backup never overwrites a file");
+            throw new RefusedException("the " + what + " target exists; a " + what + " never overwrites a file");
         } catch (IOException e) {
-            throw new RefusedException("cannot create the backup target (" + e.getClass().getSimpleName()
+            throw new RefusedException("cannot create the " + what + " target (" + e.getClass().getSimpleName()
                     + "): its directory must exist and be writable");
         }
     }
 
-    private static void deleteQuietly(Path file) {
+    /** Removes a file that failed to become a backup or an archive, with any journal beside it. */
+    static void deleteQuietly(Path file) {
         for (String suffix : new String[] {"", "-journal", "-wal", "-shm"}) {
             try {
                 Files.deleteIfExists(file.resolveSibling(file.getFileName() + suffix));

@@ -19,28 +19,32 @@ final class JsonStrings {
             if (i > 0) {
                 sb.append(',');
             }
-            sb.append('"');
-            String v = values.get(i);
-            for (int j = 0; j < v.length(); j++) {
-                char c = v.charAt(j);
-                switch (c) {
-                    case '"' -> sb.append("\\\"");
-                    case '\\' -> sb.append("\\\\");
-                    case '\n' -> sb.append("\\n");
-                    case '\r' -> sb.append("\\r");
-                    case '\t' -> sb.append("\\t");
-                    default -> {
-                        if (c < 0x20) {
-                            sb.append(String.format("\\u%04x", (int) c));
-                        } else {
-                            sb.append(c);
-                        }
+            quote(sb, values.get(i));
+        }
+        return sb.append(']').toString();
+    }
+
+    /** Appends {@code v} as a JSON string: quoted, with quotes, backslashes and control characters escaped. */
+    static void quote(StringBuilder sb, String v) {
+        sb.append('"');
+        for (int j = 0; j < v.length(); j++) {
+            char c = v.charAt(j);
+            switch (c) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                case '\n' -> sb.append("\\n");
+                case '\r' -> sb.append("\\r");
+                case '\t' -> sb.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        sb.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        sb.append(c);
                     }
                 }
             }
-            sb.append('"');
         }
-        return sb.append(']').toString();
+        sb.append('"');
     }
 
     static List<String> decode(String json) {

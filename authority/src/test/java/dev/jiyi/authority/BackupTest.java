@@ -81,7 +81,7 @@ class BackupTest {
     }
 
     @Test
-    @DisplayName("O5 a backup taken while another process submits events is consistent, holds every event acknowledged before it began, and does not stop the writer")
+    @DisplayName("O5 a backup taken while another process submits events is consistent, holds every event acknowledged before it began, does not stop the writer, and restores")
     void backupWhileAnotherProcessWrites() throws Exception {
         Path db = dbFile(dir);
         try (Authority a = open(dir)) {
@@ -112,6 +112,15 @@ class BackupTest {
             for (int i = 0; i < backups.size(); i++) {
                 Set<String> inBackup = new HashSet<>(strings(backups.get(i), "SELECT id FROM events"));
                 assertThat(inBackup).as("backup " + i).containsAll(acknowledgedBefore.get(i)).contains("ev-0");
+                byte[] bytes = Files.readAllBytes(backups.get(i));
+                try (Authority r = Authority.open(dir.resolve("restored-" + i + ".db"), List.of())) {
+                    ArchiveReport restored = r.restore(backups.get(i), ArchiveProgress.NONE);
+                    assertThat(restored.rows().get("events")).isEqualTo(inBackup.size());
+                    assertThat(r.doctor().problems()).as("doctor after restoring backup " + i).isEmpty();
+                }
+                assertThat(strings(dir.resolve("restored-" + i + ".db"), "SELECT id FROM events"))
+                        .as("restore of backup " + i).containsAll(acknowledgedBefore.get(i));
+                assertThat(Files.readAllBytes(backups.get(i))).as("a restore leaves its backup as it was").isEqualTo(bytes);
                 try (Authority b = Authority.open(backups.get(i), List.of())) {
                     assertThat(b.doctor().problems()).as("doctor on backup " + i).isEmpty();
                 }

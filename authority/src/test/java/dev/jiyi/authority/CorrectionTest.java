@@ -250,7 +250,7 @@ class CorrectionTest {
             assertThat(a.event(ALICE_WORK, c.event().id()).orElseThrow().amended()).isFalse();
             assertThat(a.readMemory(ALICE_WORK, mistaken.id(), 1, 100).source().amended()).isTrue();
 
-            List<RawEventRow> rows = a.rawEvents(ALICE_WORK, List.of(original.sequence(), c.event().sequence()));
+            List<RawEventRow> rows = a.read(snap -> snap.rawEvents(ALICE_WORK, List.of(original.sequence(), c.event().sequence())));
             assertThat(rows).extracting(r -> r.event().id()).containsExactly(original.id(), c.event().id());
             assertThat(rows).allSatisfy(r -> assertThat(r.derived()).isTrue());
             assertThat(rows.get(0).event().amended()).isTrue();

@@ -569,7 +569,7 @@ class DeletionTest {
             memo(a, ALICE_WORK, e2, "保留");
             Memory first = a.memory(ALICE_WORK, strings(db(), "SELECT id FROM memories ORDER BY seq").get(0)).orElseThrow();
             Correction c = correct(a, ALICE_WORK, first, "邮箱是 b@example.com");
-            Map<Long, List<Long>> rows = a.derivedMemoryRows(List.of(e1.sequence(), c.event().sequence(), e2.sequence()));
+            Map<Long, List<Long>> rows = a.read(snap -> snap.derivedMemoryRows(List.of(e1.sequence(), c.event().sequence(), e2.sequence())));
             List<Long> removedRows = new ArrayList<>(rows.get(e1.sequence()));
             removedRows.addAll(rows.get(c.event().sequence()));
             assertThat(removedRows).hasSize(3);
@@ -583,9 +583,9 @@ class DeletionTest {
             assertThat(LoggingIndex.committed(db(), "memory-removed-id")).hasSize(3).contains(first.id(), c.corrected().id());
             assertThat(LoggingIndex.committed(db(), "memory-removed"))
                     .doesNotContain(String.valueOf(rows.get(e2.sequence()).get(0)));
-            assertThat(a.recallRows(ALICE_WORK, removedRows)).isEmpty();
-            assertThat(a.rawEvents(ALICE_WORK, List.of(e1.sequence(), c.event().sequence()))).isEmpty();
-            assertThat(a.derivedMemoryRows(List.of(e1.sequence(), c.event().sequence()))).isEmpty();
+            assertThat(a.<List<RecallRow>>read(snap -> snap.recallRows(ALICE_WORK, removedRows))).isEmpty();
+            assertThat(a.<List<RawEventRow>>read(snap -> snap.rawEvents(ALICE_WORK, List.of(e1.sequence(), c.event().sequence())))).isEmpty();
+            assertThat(a.<Map<Long, List<Long>>>read(snap -> snap.derivedMemoryRows(List.of(e1.sequence(), c.event().sequence())))).isEmpty();
         }
     }
 

@@ -58,7 +58,7 @@ class MigrationSevenTest {
 
         try (Authority a = Authority.open(file, List.of())) {
             assertThat(a.doctor().schemaVersion()).isEqualTo(Database.SCHEMA_VERSION);
-            Optional<RecallRow> latest = a.latestEmotion(SCOPE, t0.plusSeconds(3_600));
+            Optional<RecallRow> latest = a.read(s -> s.latestEmotion(SCOPE, t0.plusSeconds(3_600)));
             assertThat(latest).isPresent();
             assertThat(latest.get().memory().eventId()).isEqualTo("e5");
             assertThat(latest.get().memory().emotion().label()).isEqualTo("高兴 glad");

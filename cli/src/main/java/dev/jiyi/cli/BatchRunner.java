@@ -73,7 +73,8 @@ final class BatchRunner<I, R> {
         }
     }
 
-    private static InputStream open(Path file, InputStream stdin) throws IOException {
+    /** The file, or standard input for {@code -}; a missing file is invalid input. */
+    static InputStream open(Path file, InputStream stdin) throws IOException {
         if (file.toString().equals("-")) {
             return new BufferedInputStream(stdin, 1 << 16);
         }
@@ -87,7 +88,7 @@ final class BatchRunner<I, R> {
      * Lines as bytes, decoded one at a time, so that a line that is not UTF-8 is reported with its
      * own number and the lines before it are unaffected.
      */
-    private static final class LineInput {
+    static final class LineInput {
         private final InputStream in;
         private final ByteArrayOutputStream line = new ByteArrayOutputStream();
 
@@ -127,7 +128,8 @@ final class BatchRunner<I, R> {
         }
     }
 
-    private static String decode(byte[] bytes) {
+    /** A line's bytes as text: UTF-8, at most {@link #MAX_LINE} characters. */
+    static String decode(byte[] bytes) {
         if (bytes.length > MAX_LINE * 4) {
             throw new InvalidInputException("line", "must be at most " + MAX_LINE + " characters");
         }

@@ -51,7 +51,11 @@ public final class JiyiCommand implements Callable<Integer> {
         m.put("resume", ResumeCommand.class);
         m.put("reindex", ReindexCommand.class);
         m.put("doctor", DoctorCommand.class);
+        m.put("export", ExportCommand.class);
+        m.put("import", ImportCommand.class);
         m.put("backup", BackupCommand.class);
+        m.put("restore", RestoreCommand.class);
+        m.put("host-ingest", HostIngestCommand.class);
         m.put("mcp", McpCommand.class);
         m.put("probe", ProbeCommand.class);
         m.put("bench", BenchCommand.class);

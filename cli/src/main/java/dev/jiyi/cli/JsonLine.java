@@ -52,6 +52,29 @@ final class JsonLine {
         return v == null || v.isNull() ? null : v;
     }
 
+    /** A nested object with only the allowed fields, or null when absent. */
+    JsonLine object(String field, Set<String> allowed) {
+        JsonNode v = present(field);
+        if (v == null) {
+            return null;
+        }
+        if (!v.isObject()) {
+            throw new InvalidInputException(field, "must be a JSON object");
+        }
+        for (String name : v.propertyNames()) {
+            if (!allowed.contains(name)) {
+                throw new InvalidInputException(field + "." + safeName(name), "unknown field (allowed: "
+                        + String.join(", ", allowed) + ")");
+            }
+        }
+        return new JsonLine(v);
+    }
+
+    /** Whether the field is present and not null. */
+    boolean has(String field) {
+        return present(field) != null;
+    }
+
     String string(String field) {
         JsonNode v = present(field);
         if (v == null) {

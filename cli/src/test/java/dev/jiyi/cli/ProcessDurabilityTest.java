@@ -77,7 +77,7 @@ class ProcessDurabilityTest {
         List<String> linesB = eventLines("pb", perProcess);
 
         // Both start on a fresh home at the same moment, so they also race to create and migrate it.
-        try (Child a = Child.start(cli, logs, "A", SUBMIT); Child b = Child.start(cli, logs, "B", SUBMIT)) {
+        try (ChildCli a = ChildCli.start(cli, logs, "A", SUBMIT); ChildCli b = ChildCli.start(cli, logs, "B", SUBMIT)) {
             // Gate: one line each, and wait until both have committed it, so that both JVMs are past
             // start-up and inside their write loops before the other 499 lines arrive at once.
             a.write(linesA.subList(0, 1));
@@ -95,7 +95,7 @@ class ProcessDurabilityTest {
             assertNoLockErrors(b);
 
             Map<String, Long> sequences = sequencesById(cli);
-            for (Child c : List.of(a, b)) {
+            for (ChildCli c : List.of(a, b)) {
                 List<String> lines = c == a ? linesA : linesB;
                 assertAcksMatchSubmission(c, lines, sequences);
                 assertThat(c.summary()).as(c.describe()).isNotNull();
@@ -134,7 +134,7 @@ class ProcessDurabilityTest {
 
         List<JsonNode> acks;
         AtomicInteger fed = new AtomicInteger();
-        try (Child c = Child.start(cli, logs, "K", SUBMIT)) {
+        try (ChildCli c = ChildCli.start(cli, logs, "K", SUBMIT)) {
             AtomicBoolean stop = new AtomicBoolean();
             long feederSeed = random.nextLong();
             CompletableFuture<Void> feeder = CompletableFuture.runAsync(() -> {
@@ -227,7 +227,7 @@ class ProcessDurabilityTest {
         List<String> lines = eventLines("w", 20_000);
         AtomicBoolean readersDone = new AtomicBoolean();
         AtomicInteger fed = new AtomicInteger();
-        try (Child writer = Child.start(cli, logs, "W", SUBMIT)) {
+        try (ChildCli writer = ChildCli.start(cli, logs, "W", SUBMIT)) {
             writer.write(lines.subList(0, 1));
             writer.awaitAcks(1);
             fed.set(1);
@@ -253,12 +253,12 @@ class ProcessDurabilityTest {
             });
 
             // Reader processes: two separate JVMs running doctor and memory read while the writer writes.
-            List<Child> readers = new ArrayList<>();
+            List<ChildCli> readers = new ArrayList<>();
             List<Long> observedEvents = new ArrayList<>();
             int inProcessRounds = 0;
             try {
-                readers.add(Child.start(cli, logs, "R-doctor", "--json", "doctor"));
-                readers.add(Child.start(cli, logs, "R-read", "--json", "memory", "read", memoryId));
+                readers.add(ChildCli.start(cli, logs, "R-doctor", "--json", "doctor"));
+                readers.add(ChildCli.start(cli, logs, "R-read", "--json", "memory", "read", memoryId));
                 // Meanwhile this JVM (a third process) reads in a loop.
                 long deadline = System.nanoTime() + Duration.ofSeconds(3).toNanos();
                 while (inProcessRounds < 10 || System.nanoTime() < deadline || readers.stream().anyMatch(r -> r.process.isAlive())) {
@@ -273,7 +273,7 @@ class ProcessDurabilityTest {
                     assertThat(inProcessRounds).as("reader loop bounded").isLessThan(2_000);
                 }
                 assertThat(writer.process.isAlive()).as("the writer was still writing while every reader ran").isTrue();
-                for (Child r : readers) {
+                for (ChildCli r : readers) {
                     assertThat(r.waitForExit()).as(r.describe()).isZero();
                     assertNoLockErrors(r);
                 }
@@ -281,7 +281,7 @@ class ProcessDurabilityTest {
                 assertThat(readers.get(1).lastJson().get("memory").get("id").asString()).isEqualTo(memoryId);
             } finally {
                 readersDone.set(true);
-                readers.forEach(Child::close);
+                readers.forEach(ChildCli::close);
             }
             feeder.get(WAIT.toSeconds(), TimeUnit.SECONDS);
             assertThat(writer.waitForExit()).as(writer.describe()).isZero();
@@ -329,7 +329,7 @@ class ProcessDurabilityTest {
     }
 
     /** Every line acknowledged once, in order, as created, with strictly increasing sequences that match the database. */
-    private static void assertAcksMatchSubmission(Child c, List<String> lines, Map<String, Long> sequences) {
+    private static void assertAcksMatchSubmission(ChildCli c, List<String> lines, Map<String, Long> sequences) {
         List<JsonNode> acks = c.acks;
         assertThat(acks).as(c.describe()).hasSize(lines.size());
         long previous = Long.MIN_VALUE;
@@ -369,161 +369,9 @@ class ProcessDurabilityTest {
         assertThat(report.get("tables").get("events").asLong()).isEqualTo(events);
     }
 
-    private static void assertNoLockErrors(Child c) {
+    private static void assertNoLockErrors(ChildCli c) {
         String err = c.stderr();
         assertThat(err).as(c.describe()).doesNotContainIgnoringCase("locked").doesNotContainIgnoringCase("busy");
     }
 
-    /**
-     * A child JVM running the real CLI: stdin for this test to write, stdout read line by line on its
-     * own thread (acks collected as they arrive), stderr to a file so it never blocks.
-     */
-    private static final class Child implements AutoCloseable {
-        final String name;
-        final Process process;
-        final BufferedWriter stdin;
-        final Path errFile;
-        final List<JsonNode> acks = new CopyOnWriteArrayList<>();
-        final List<String> other = new CopyOnWriteArrayList<>();
-        final CompletableFuture<Void> stdoutDone = new CompletableFuture<>();
-
-        private Child(String name, Process process, Path errFile) {
-            this.name = name;
-            this.process = process;
-            this.errFile = errFile;
-            this.stdin = new BufferedWriter(new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8));
-            Thread reader = new Thread(this::readStdout, "stdout-" + name);
-            reader.setDaemon(true);
-            reader.start();
-        }
-
-        static Child start(CliRunner cli, Path logDir, String name, String... args) throws IOException {
-            Path err = logDir.resolve(name + ".err");
-            ProcessBuilder pb = cli.process(args);
-            pb.environment().put("JIYI_DEBUG", "1");
-            pb.redirectError(err.toFile());
-            return new Child(name, pb.start(), err);
-        }
-
-        private void readStdout() {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    JsonNode node = null;
-                    try {
-                        node = Output.mapper().readTree(line);
-                    } catch (RuntimeException e) {
-                        // a line cut short by a kill is not an acknowledgement
-                    }
-                    if (node != null && node.isObject() && node.has("sequence") && node.has("line")) {
-                        acks.add(node);
-                    } else {
-                        other.add(line);
-                    }
-                }
-            } catch (IOException e) {
-                other.add("<stdout read failed: " + e + ">");
-            } finally {
-                stdoutDone.complete(null);
-            }
-        }
-
-        void write(List<String> lines) throws IOException {
-            for (String l : lines) {
-                stdin.write(l);
-                stdin.write('\n');
-            }
-            stdin.flush();
-        }
-
-        void writeAndClose(List<String> lines) {
-            try {
-                write(lines);
-                stdin.close();
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        }
-
-        void awaitAcks(int n) throws InterruptedException {
-            awaitUntil(count -> count >= n, "at least " + n + " acks");
-        }
-
-        private void awaitUntil(IntPredicate done, String what) throws InterruptedException {
-            long deadline = System.nanoTime() + WAIT.toNanos();
-            while (!done.test(acks.size())) {
-                if (stdoutDone.isDone() && !done.test(acks.size())) {
-                    throw new AssertionError(name + " ended before " + what + "\n" + describe());
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError(name + " timed out waiting for " + what + "\n" + describe());
-                }
-                Thread.sleep(1);
-            }
-        }
-
-        int waitForExit() throws InterruptedException, ExecutionException, TimeoutException {
-            if (!process.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)) {
-                throw new AssertionError(name + " did not exit in time\n" + describe());
-            }
-            awaitStdoutClosed();
-            return process.exitValue();
-        }
-
-        void awaitStdoutClosed() throws InterruptedException, ExecutionException, TimeoutException {
-            stdoutDone.get(WAIT.toSeconds(), TimeUnit.SECONDS);
-        }
-
-        /** The summary document of a finished batch, or null. */
-        JsonNode summary() {
-            for (String l : other) {
-                try {
-                    JsonNode n = Output.mapper().readTree(l);
-                    if (n != null && n.has("summary")) {
-                        return n.get("summary");
-                    }
-                } catch (RuntimeException e) {
-                    // not JSON
-                }
-            }
-            return null;
-        }
-
-        /** The last non-ack stdout line as JSON (a one-document command's output). */
-        JsonNode lastJson() {
-            assertThat(other).as(describe()).isNotEmpty();
-            return Output.mapper().readTree(other.getLast());
-        }
-
-        String stderr() {
-            try {
-                return Files.exists(errFile) ? Files.readString(errFile, StandardCharsets.UTF_8) : "";
-            } catch (IOException e) {
-                return "<cannot read stderr: " + e + ">";
-            }
-        }
-
-        String describe() {
-            String exit = process.isAlive() ? "running" : "exit " + process.exitValue();
-            return "child " + name + " (" + exit + ", " + acks.size() + " acks)\n--- other stdout\n"
-                    + String.join("\n", other) + "\n--- stderr\n" + stderr();
-        }
-
-        @Override
-        public void close() {
-            try {
-                stdin.close();
-            } catch (IOException e) {
-                // already gone
-            }
-            if (process.isAlive()) {
-                process.destroyForcibly();
-            }
-            try {
-                process.waitFor(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
 }

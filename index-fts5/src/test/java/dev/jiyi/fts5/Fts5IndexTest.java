@@ -141,7 +141,7 @@ class Fts5IndexTest {
         event(Role.USER, "completely unrelated cooking notes");
         assertThat(Fts5Index.literalQuery(token)).isNull();
         assertThat(Fts5Index.contentTokens("hello " + token + " 世界")).isEqualTo("hello 世 世界 界");
-        assertThat(authority.memoryCandidates(index, token, Eligibility.anyTime(scope), 10)).isEmpty();
+        assertThat(authority.<List<dev.jiyi.authority.Candidate>>read(snap -> snap.memoryCandidates(index, token, Eligibility.anyTime(scope), 10))).isEmpty();
         assertThat(authority.eventCandidates(index, scope, token + " cooking", 10)).hasSize(1);
     }
 

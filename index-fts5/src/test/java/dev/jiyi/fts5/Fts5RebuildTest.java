@@ -131,7 +131,7 @@ class Fts5RebuildTest {
     }
 
     private List<Candidate> find(Authority a, Fts5Index index, String query) {
-        return a.memoryCandidates(index, query, Eligibility.anyTime(scope), 10);
+        return a.read(snap -> snap.memoryCandidates(index, query, Eligibility.anyTime(scope), 10));
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.jiyi.pack;
 import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.Category;
 import dev.jiyi.authority.Checkpoint;
+import dev.jiyi.authority.Eligibility;
 import dev.jiyi.authority.Event;
 import dev.jiyi.authority.Kind;
 import dev.jiyi.authority.Limits;
@@ -112,7 +113,8 @@ public final class ContextPack {
         List<Event> recent = new ArrayList<>(authority.recentEvents(scope, request.sessionId(),
                 EnumSet.of(Category.CONVERSATION), now, MAX_RECENT_EVENTS));
         Collections.reverse(recent); // oldest first
-        List<RecallRow> agreements = authority.recentMemories(scope, AGREEMENT_KINDS, now, MAX_AGREEMENTS);
+        Eligibility current = new Eligibility(scope, now, false);
+        List<RecallRow> agreements = authority.read(s -> s.recentMemories(current, AGREEMENT_KINDS, MAX_AGREEMENTS));
 
         String recalledBy = "query";
         String query = request.query();

@@ -32,7 +32,7 @@ public final class CurrentEmotion {
     }
 
     public Optional<State> at(Scope scope, Instant now) {
-        Optional<RecallRow> latest = authority.latestEmotion(scope, now);
+        Optional<RecallRow> latest = authority.read(s -> s.latestEmotion(scope, now));
         if (latest.isEmpty()) {
             return Optional.empty();
         }

@@ -1,0 +1,585 @@
+package dev.jiyi.authority;
+
+import java.io.InputStream;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+import org.sqlite.SQLiteErrorCode;
+import org.sqlite.SQLiteException;
+
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.core.ObjectReadContext;
+import tools.jackson.core.StreamReadConstraints;
+import tools.jackson.core.exc.StreamConstraintsException;
+import tools.jackson.core.exc.UnexpectedEndOfInputException;
+import tools.jackson.core.json.JsonFactory;
+
+/**
+ * Import (O4): reads an archive of any format version up to {@link ArchiveExport#VERSION} into an
+ * empty database, inside the caller's one write transaction, checking everything on the way and
+ * refusing the whole archive at the first broken rule: each row's shape and types, times with an
+ * offset, identifiers and limits as the write rules have them, and every reference when its row
+ * arrives (a memory's event in its scope, derivable, holding its quote, of the role its basis needs;
+ * relation endpoints in the relation's scope; a checkpoint's covered event in its scope and
+ * session). At the end: the row counts the header announced (a truncated archive is refused),
+ * persona versions without gaps, fact timelines whose closings agree, and SQLite's own foreign-key
+ * check. Errors name the line and the field and the rule, never a value.
+ */
+final class ArchiveImport {
+
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder()
+                    .maxStringLength(ArchiveInput.MAX_STRING)
+                    .maxNameLength(200)
+                    .maxNumberLength(40)
+                    .maxNestingDepth(4)
+                    .build())
+            .build();
+
+    /** More fields than any table has columns: the row is refused before it grows. */
+    private static final int MAX_FIELDS = 64;
+    private static final int MAX_LIST = 10_000;
+    private static final Object NULL = new Object();
+
+    private final Sql sql;
+    private final ArchiveProgress progress;
+    private final Map<String, Long> rows = new LinkedHashMap<>();
+    private final Map<String, Integer> closingLines = new HashMap<>();
+    private Header header;
+    private int lastTable = -1;
+
+    /** The header: its format version, the scope of a scope export (or null), counters and counts. */
+    private record Header(int version, Scope scope, Map<String, Long> sequences, Map<String, Long> counts, boolean json) {
+    }
+
+    private ArchiveImport(Sql sql, ArchiveProgress progress) {
+        this.sql = sql;
+        this.progress = progress;
+        for (ArchiveTable t : ArchiveTable.values()) {
+            rows.put(t.table(), 0L);
+        }
+    }
+
+    /** Imports the archive; the caller's transaction commits it, or rolls it back on any exception. */
+    static ArchiveReport run(Sql sql, InputStream in, ArchiveProgress progress) throws SQLException {
+        requireEmpty(sql);
+        ArchiveImport archive = new ArchiveImport(sql, progress);
+        ArchiveInput input = new ArchiveInput(in);
+        JsonParser p = JSON.createParser(ObjectReadContext.empty(), input);
+        try {
+            archive.read(p);
+        } catch (UnexpectedEndOfInputException e) {
+            throw new InvalidInputException("archive", "ends in the middle of a row: it is truncated");
+        } catch (StreamConstraintsException e) {
+            throw new InvalidInputException("line " + line(e, p),
+                    "holds a value beyond the limits of an archive (a text, a number or a name too long, or nested too deep)");
+        } catch (JacksonException e) {
+            throw new InvalidInputException("line " + line(e, p), "must be valid JSON");
+        } finally {
+            p.close();
+        }
+        archive.checkWhole();
+        return new ArchiveReport(null, input.bytesRead(), archive.header.version(), archive.rows);
+    }
+
+    /** The line of a parser error (Jackson leaves some without a location: then where the parser is). */
+    private static int line(JacksonException e, JsonParser p) {
+        return e.getLocation() != null && e.getLocation().getLineNr() > 0 ? e.getLocation().getLineNr()
+                : p.currentLocation().getLineNr();
+    }
+
+    /** O4: an import goes into an empty database only, never merged into data already there. */
+    private static void requireEmpty(Sql sql) throws SQLException {
+        for (ArchiveTable t : ArchiveTable.values()) {
+            if (any(sql, t.table())) {
+                throw new RefusedException("the destination is not empty (it holds " + t.table()
+                        + "): import goes into an empty home only, so nothing is merged or overwritten");
+            }
+        }
+        if (any(sql, "embeddings")) {
+            throw new RefusedException("the destination is not empty (it holds embeddings): import goes into an empty home only");
+        }
+    }
+
+    private static boolean any(Sql sql, String table) throws SQLException {
+        try (ResultSet rs = sql.prepare("SELECT 1 FROM " + table + " LIMIT 1").executeQuery()) {
+            return rs.next();
+        }
+    }
+
+    private void read(JsonParser p) throws SQLException {
+        if (p.nextToken() != JsonToken.START_OBJECT) {
+            throw new InvalidInputException("line 1", "must begin with the archive's header, a JSON object");
+        }
+        header = header(p);
+        progress.begin("import", header.counts().values().stream().mapToLong(Long::longValue).sum());
+        while (true) {
+            JsonToken t = p.nextToken();
+            if (header.json() ? t == JsonToken.END_ARRAY : t == null) {
+                break;
+            }
+            int line = p.currentTokenLocation().getLineNr();
+            if (t == null) {
+                throw new InvalidInputException("archive", "ends in the middle of a row: it is truncated");
+            }
+            if (t != JsonToken.START_OBJECT) {
+                throw new InvalidInputException("line " + line, "must be a row: a JSON object");
+            }
+            row(p, line);
+            progress.advance(1);
+        }
+        if (header.json() && (p.nextToken() != JsonToken.END_OBJECT || p.nextToken() != null)) {
+            throw new InvalidInputException("line " + p.currentLocation().getLineNr(),
+                    "must end the archive: nothing may follow its rows");
+        }
+    }
+
+    private Header header(JsonParser p) {
+        String format = null;
+        Long version = null;
+        Scope scope = null;
+        Map<String, Long> sequences = null;
+        Map<String, Long> counts = null;
+        boolean unknown = false;
+        boolean json = false;
+        JsonToken t;
+        while ((t = p.nextToken()) == JsonToken.PROPERTY_NAME) {
+            String name = p.currentName();
+            JsonToken value = p.nextToken();
+            switch (name) {
+                case "format" -> {
+                    format = value == JsonToken.VALUE_STRING ? p.getString() : "";
+                    p.skipChildren(); // an array or object where the name belongs: skipped whole, then refused
+                }
+                case "version" -> {
+                    version = value == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER
+                            ? p.getLongValue() : -1L;
+                    p.skipChildren();
+                }
+                case "scope" -> scope = value == JsonToken.VALUE_NULL ? null : scope(p, value);
+                case "sequences" -> sequences = numbers(p, value, "header.sequences");
+                case "counts" -> counts = numbers(p, value, "header.counts");
+                case "rows" -> {
+                    if (value != JsonToken.START_ARRAY) {
+                        throw new InvalidInputException("header.rows", "must be an array of rows");
+                    }
+                    json = true;
+                }
+                default -> {
+                    unknown = true;
+                    p.skipChildren();
+                }
+            }
+            if (json) {
+                break;
+            }
+        }
+        if (!json && t != JsonToken.END_OBJECT) {
+            throw new InvalidInputException("line 1", "must be the archive's header, a JSON object");
+        }
+        if (!ArchiveExport.FORMAT.equals(format)) {
+            throw new InvalidInputException("header.format", "must be " + ArchiveExport.FORMAT + ": this is not a jiyi archive");
+        }
+        if (version == null || version < 1) {
+            throw new InvalidInputException("header.version", "must be a format version, a whole number from 1");
+        }
+        if (version > ArchiveExport.VERSION) {
+            throw new RefusedException("the archive's format version is newer than this jiyi reads (up to "
+                    + ArchiveExport.VERSION + "); import it with a newer jiyi");
+        }
+        if (unknown) {
+            throw new InvalidInputException("header", "holds a field that format version " + version + " does not have");
+        }
+        if (sequences == null || !sequences.keySet().equals(new java.util.HashSet<>(ArchiveExport.SEQUENCES))) {
+            throw new InvalidInputException("header.sequences", "must give the counter of each of " + ArchiveExport.SEQUENCES);
+        }
+        if (counts == null || !counts.keySet().equals(rows.keySet())) {
+            throw new InvalidInputException("header.counts", "must give the row count of each archived table");
+        }
+        return new Header(version.intValue(), scope, sequences, counts, json);
+    }
+
+    private static Scope scope(JsonParser p, JsonToken value) {
+        if (value != JsonToken.START_OBJECT) {
+            throw new InvalidInputException("header.scope", "must be null or an object with persona and project");
+        }
+        String persona = null;
+        String project = null;
+        while (p.nextToken() == JsonToken.PROPERTY_NAME) {
+            String name = p.currentName();
+            String text = p.nextToken() == JsonToken.VALUE_STRING ? p.getString() : null;
+            switch (name) {
+                case "persona" -> persona = Ids.check("header.scope.persona", text);
+                case "project" -> project = Ids.check("header.scope.project", text);
+                default -> throw new InvalidInputException("header.scope", "must hold only persona and project");
+            }
+        }
+        if (persona == null || project == null) {
+            throw new InvalidInputException("header.scope", "must hold persona and project");
+        }
+        return new Scope(persona, project);
+    }
+
+    private static Map<String, Long> numbers(JsonParser p, JsonToken value, String field) {
+        if (value != JsonToken.START_OBJECT) {
+            throw new InvalidInputException(field, "must be an object of whole numbers");
+        }
+        Map<String, Long> out = new LinkedHashMap<>();
+        while (p.nextToken() == JsonToken.PROPERTY_NAME) {
+            String name = p.currentName();
+            if (p.nextToken() != JsonToken.VALUE_NUMBER_INT || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
+                    || p.getLongValue() < 0 || out.put(name, p.getLongValue()) != null || out.size() > MAX_FIELDS) {
+                throw new InvalidInputException(field, "must be an object of whole numbers from 0, each named once");
+            }
+        }
+        return out;
+    }
+
+    // ---------------------------------------------------------------- one row
+
+    private void row(JsonParser p, int line) throws SQLException {
+        Map<String, Object> fields = fields(p, line);
+        Object name = fields.remove("table");
+        ArchiveTable table = name instanceof String s ? ArchiveTable.named(s) : null;
+        if (table == null) {
+            throw new InvalidInputException("line " + line + ": table", "must name an archived table");
+        }
+        if (table.ordinal() < lastTable) {
+            throw new InvalidInputException("line " + line + ": table",
+                    "must not go back to an earlier table: rows come table by table, in archive order");
+        }
+        lastTable = table.ordinal();
+        List<ArchiveTable.Column> columns = table.columns();
+        Object[] values = new Object[columns.size()];
+        Map<String, Object> named = new HashMap<>();
+        for (int i = 0; i < columns.size(); i++) {
+            ArchiveTable.Column c = columns.get(i);
+            String field = "line " + line + ": " + table.table() + "." + c.name();
+            if (!fields.containsKey(c.name())) {
+                throw new InvalidInputException(field, "is required (null where there is no value)");
+            }
+            values[i] = value(c, fields.remove(c.name()), field);
+            named.put(c.name(), values[i]);
+        }
+        if (!fields.isEmpty()) {
+            throw new InvalidInputException("line " + line + ": " + table.table(), "holds a field that is not one of its columns");
+        }
+        Row row = new Row(table, line, named);
+        inScope(row);
+        references(row);
+        insert(row, values);
+        rows.merge(table.table(), 1L, Long::sum);
+    }
+
+    /** A checked row: its table, line and values by column. */
+    private record Row(ArchiveTable table, int line, Map<String, Object> values) {
+        String string(String column) {
+            return (String) values.get(column);
+        }
+
+        long number(String column) {
+            return (Long) values.get(column);
+        }
+
+        String field(String column) {
+            return "line " + line + ": " + table.table() + "." + column;
+        }
+    }
+
+    private static Map<String, Object> fields(JsonParser p, int line) {
+        Map<String, Object> fields = new LinkedHashMap<>();
+        JsonToken t;
+        while ((t = p.nextToken()) == JsonToken.PROPERTY_NAME) {
+            String name = p.currentName();
+            Object value = switch (p.nextToken()) {
+                case VALUE_STRING -> p.getString();
+                case VALUE_NUMBER_INT -> {
+                    if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+                        throw new InvalidInputException("line " + line, "holds a whole number too large for a row");
+                    }
+                    yield p.getLongValue();
+                }
+                case VALUE_NUMBER_FLOAT -> p.getDoubleValue();
+                case VALUE_TRUE -> Boolean.TRUE;
+                case VALUE_FALSE -> Boolean.FALSE;
+                case VALUE_NULL -> NULL;
+                case START_ARRAY -> list(p, line);
+                default -> throw new InvalidInputException("line " + line, "must hold only strings, numbers, booleans, "
+                        + "null and arrays of strings: a row has no nested objects");
+            };
+            if (fields.put(name, value) != null || fields.size() > MAX_FIELDS) {
+                throw new InvalidInputException("line " + line, "must name each field once");
+            }
+        }
+        if (t != JsonToken.END_OBJECT) {
+            throw new InvalidInputException("line " + line, "must be a row: a JSON object");
+        }
+        return fields;
+    }
+
+    private static List<String> list(JsonParser p, int line) {
+        List<String> items = new ArrayList<>();
+        JsonToken t;
+        while ((t = p.nextToken()) == JsonToken.VALUE_STRING) {
+            if (items.size() == MAX_LIST) {
+                throw new InvalidInputException("line " + line, "holds a list longer than any column's");
+            }
+            items.add(p.getString());
+        }
+        if (t != JsonToken.END_ARRAY) {
+            throw new InvalidInputException("line " + line, "must hold lists of strings only");
+        }
+        return items;
+    }
+
+    /** The value as stored, checked against its column: type, bounds, codes, limits, times with an offset. */
+    private static Object value(ArchiveTable.Column c, Object v, String field) {
+        if (v == NULL) {
+            if (!c.nullable()) {
+                throw new InvalidInputException(field, "must not be null");
+            }
+            return null;
+        }
+        return switch (c.type()) {
+            case ID -> Ids.check(field, string(v, field));
+            case TEXT -> Limits.requireText(field, string(v, field), (int) c.max());
+            case ORIGINAL -> {
+                String text = Limits.wellFormed(field, string(v, field));
+                if (text.isEmpty() || text.length() > c.max()) {
+                    throw new InvalidInputException(field, "must be 1 to " + (long) c.max() + " characters");
+                }
+                yield text;
+            }
+            case ENUM -> {
+                String code = string(v, field);
+                if (!c.codes().contains(code)) {
+                    throw new InvalidInputException(field, "must be one of " + new TreeSet<>(c.codes()));
+                }
+                yield code;
+            }
+            case TIME -> Times.format(Times.parse(field, string(v, field)));
+            case INT -> {
+                if (!(v instanceof Long n) || n < c.min()) {
+                    throw new InvalidInputException(field, "must be a whole number of at least " + (long) c.min());
+                }
+                yield n;
+            }
+            case REAL -> {
+                double d = v instanceof Long n ? n : v instanceof Double x ? x : Double.NaN;
+                if (!(d >= c.min() && d <= c.max())) {
+                    throw new InvalidInputException(field, "must be a number from " + c.min() + " to " + c.max());
+                }
+                yield d;
+            }
+            case BOOL -> {
+                if (!(v instanceof Boolean b)) {
+                    throw new InvalidInputException(field, "must be true or false");
+                }
+                yield b;
+            }
+            case LIST -> {
+                if (!(v instanceof List<?> items) || items.size() > c.max()) {
+                    throw new InvalidInputException(field, "must be an array of at most " + (long) c.max() + " strings");
+                }
+                for (Object item : items) {
+                    String s = Limits.wellFormed(field, (String) item);
+                    if (s.length() > c.itemMax()) {
+                        throw new InvalidInputException(field, "must hold strings of at most " + c.itemMax() + " characters");
+                    }
+                }
+                yield items;
+            }
+        };
+    }
+
+    private static String string(Object v, String field) {
+        if (!(v instanceof String s)) {
+            throw new InvalidInputException(field, "must be a string");
+        }
+        return s;
+    }
+
+    // ---------------------------------------------------------------- references, checked as each row arrives
+
+    /** A scope export holds its scope's rows only. */
+    private void inScope(Row row) {
+        Scope scope = header.scope();
+        if (scope == null || row.table().scoping() == ArchiveTable.Scoping.EVENT) {
+            return;
+        }
+        if (!scope.personaId().equals(row.string("persona_id"))) {
+            throw new InvalidInputException(row.field("persona_id"), "must be the persona of the archive's scope");
+        }
+        if (row.table().scoping() == ArchiveTable.Scoping.SCOPE && !scope.projectId().equals(row.string("project_id"))) {
+            throw new InvalidInputException(row.field("project_id"), "must be the project of the archive's scope");
+        }
+    }
+
+    private void references(Row row) throws SQLException {
+        switch (row.table()) {
+            case MEMORIES -> memory(row);
+            case RELATIONS -> {
+                if (row.string("from_id").equals(row.string("to_id"))) {
+                    throw new InvalidInputException(row.field("to_id"), "must differ from from_id: a memory is not related to itself");
+                }
+                for (String end : List.of("from_id", "to_id")) {
+                    PreparedStatement ps = sql.prepare("SELECT persona_id, project_id FROM memories WHERE id = ?");
+                    ps.setString(1, row.string(end));
+                    try (ResultSet rs = ps.executeQuery()) {
+                        if (!rs.next()) {
+                            throw new InvalidInputException(row.field(end), "must be the ID of a memory earlier in the archive");
+                        }
+                        if (!sameScope(rs, row)) {
+                            throw new InvalidInputException(row.field(end), "must be a memory of the relation's own scope");
+                        }
+                    }
+                }
+            }
+            case CHECKPOINTS -> {
+                PreparedStatement ps = sql.prepare("SELECT persona_id, project_id, session_id FROM events WHERE sequence = ?");
+                ps.setLong(1, row.number("covered_seq"));
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        throw new InvalidInputException(row.field("covered_seq"), "must be the sequence of an event earlier in the archive");
+                    }
+                    if (!sameScope(rs, row) || !rs.getString("session_id").equals(row.string("session_id"))) {
+                        throw new InvalidInputException(row.field("covered_seq"),
+                                "must be an event of the checkpoint's own scope and session");
+                    }
+                }
+            }
+            case EXTRACTIONS -> {
+                PreparedStatement ps = sql.prepare("SELECT 1 FROM events WHERE id = ?");
+                ps.setString(1, row.string("event_id"));
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        throw new InvalidInputException(row.field("event_id"), "must be the ID of an event earlier in the archive");
+                    }
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    /** X3, E6, M2 as derivation has them: the event in the memory's scope, derivable, holding the quote, of the basis's role. */
+    private void memory(Row row) throws SQLException {
+        PreparedStatement ps = sql.prepare("SELECT persona_id, project_id, role, category, text FROM events WHERE id = ?");
+        ps.setString(1, row.string("event_id"));
+        try (ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
+                throw new InvalidInputException(row.field("event_id"), "must be the ID of an event earlier in the archive");
+            }
+            if (!sameScope(rs, row)) {
+                throw new InvalidInputException(row.field("event_id"), "must be an event of the memory's own scope");
+            }
+            if (!Category.parse("category", rs.getString("category")).derivable()) {
+                throw new InvalidInputException(row.field("event_id"),
+                        "must be a conversation or correction event: reference and persona events are sources only");
+            }
+            if (!rs.getString("text").contains(row.string("quote"))) {
+                throw new InvalidInputException(row.field("quote"), "must be an exact substring of its event's text");
+            }
+            Basis basis = Basis.parse("basis", row.string("basis"));
+            if (basis.requiredRole() != null && !basis.requiredRole().code().equals(rs.getString("role"))) {
+                throw new InvalidInputException(row.field("basis"),
+                        basis.code() + " requires a " + basis.requiredRole().code() + " event");
+            }
+        }
+        String invalidAt = row.string("invalid_at");
+        if (invalidAt != null && invalidAt.compareTo(row.string("valid_at")) < 0) {
+            throw new InvalidInputException(row.field("invalid_at"), "must not be before valid_at");
+        }
+        if (row.string("closed_by") != null) {
+            closingLines.put(row.string("id"), row.line());
+        }
+    }
+
+    private static boolean sameScope(ResultSet rs, Row row) throws SQLException {
+        return rs.getString("persona_id").equals(row.string("persona_id"))
+                && rs.getString("project_id").equals(row.string("project_id"));
+    }
+
+    private void insert(Row row, Object[] values) throws SQLException {
+        ArchiveTable t = row.table();
+        PreparedStatement ps = sql.prepare("INSERT INTO " + t.table() + " (" + ArchiveExport.columnList(t) + ") VALUES ("
+                + String.join(", ", java.util.Collections.nCopies(values.length, "?")) + ")");
+        for (int i = 0; i < values.length; i++) {
+            Object v = values[i];
+            if (v instanceof Boolean b) {
+                ps.setInt(i + 1, b ? 1 : 0);
+            } else if (v instanceof List<?> items) {
+                ps.setString(i + 1, JsonStrings.encode(items.stream().map(String.class::cast).toList()));
+            } else {
+                ps.setObject(i + 1, v);
+            }
+        }
+        try {
+            ps.executeUpdate();
+        } catch (SQLiteException e) {
+            SQLiteErrorCode code = e.getResultCode();
+            if (code == SQLiteErrorCode.SQLITE_CONSTRAINT_PRIMARYKEY || code == SQLiteErrorCode.SQLITE_CONSTRAINT_UNIQUE) {
+                throw new InvalidInputException("line " + row.line() + ": " + t.table(),
+                        "must not repeat the ID or key of an earlier row");
+            }
+            if (code.name().startsWith("SQLITE_CONSTRAINT")) {
+                throw new InvalidInputException("line " + row.line() + ": " + t.table(), "breaks a constraint of the table");
+            }
+            throw e;
+        }
+    }
+
+    // ---------------------------------------------------------------- the whole archive
+
+    private void checkWhole() throws SQLException {
+        for (Map.Entry<String, Long> announced : header.counts().entrySet()) {
+            long held = rows.get(announced.getKey());
+            if (held != announced.getValue()) {
+                throw new InvalidInputException("header.counts." + announced.getKey(), "announces " + announced.getValue()
+                        + " rows where the archive holds " + held + ": it is truncated or altered");
+            }
+        }
+        for (String table : ArchiveExport.SEQUENCES) {
+            String key = table.equals("events") ? "sequence" : table.equals("memories") ? "seq" : "id";
+            long max = Long.parseLong(Sql.strings(sql.prepare("SELECT coalesce(max(" + key + "), 0) FROM " + table)).getFirst());
+            long counter = header.sequences().get(table);
+            if (counter < max) {
+                throw new InvalidInputException("header.sequences." + table, "must be at least the largest key of its rows");
+            }
+            PreparedStatement set = sql.prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = ?");
+            set.setLong(1, counter);
+            set.setString(2, table);
+            if (set.executeUpdate() == 0 && counter > 0) {
+                PreparedStatement add = sql.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)");
+                add.setString(1, table);
+                add.setLong(2, counter);
+                add.executeUpdate();
+            }
+        }
+        if (!Sql.strings(sql.prepare("SELECT persona_id FROM personas GROUP BY persona_id "
+                + "HAVING max(version) <> count(*) LIMIT 1")).isEmpty()) {
+            throw new InvalidInputException("personas.version", "must run 1, 2, 3... for each persona, without gaps");
+        }
+        // T4: a closed fact ends where the member that closed it starts, on the same timeline (a
+        // closing member since deleted leaves the end as it was, T7).
+        List<String> broken = Sql.strings(sql.prepare("SELECT m.id FROM memories m JOIN memories c ON c.id = m.closed_by "
+                + "WHERE m.revoked_at IS NULL AND (c.persona_id <> m.persona_id OR c.project_id <> m.project_id "
+                + "OR c.subject IS NOT m.subject OR c.fact_key IS NOT m.fact_key OR c.valid_at IS NOT m.invalid_at) LIMIT 1"));
+        if (!broken.isEmpty()) {
+            throw new InvalidInputException("line " + closingLines.get(broken.getFirst()) + ": memories.closed_by",
+                    "must name a memory of the same fact timeline that starts where this one ends");
+        }
+        if (!Sql.strings(sql.prepare("PRAGMA foreign_key_check")).isEmpty()) {
+            throw new InvalidInputException("archive", "holds a row that refers to a row it does not hold");
+        }
+    }
+}
