@@ -41,7 +41,7 @@ final class ArchiveExport {
     }
 
     /** Writes the archive into {@code target}, a file created here (an existing one is refused). */
-    static ArchiveReport write(Sql sql, Path target, ArchiveFormat format, Scope scope, ArchiveProgress progress)
+    static ArchiveReport write(Sql sql, Path target, ArchiveFormat format, Scope scope, PhaseProgress progress)
             throws SQLException {
         Path file = target.toAbsolutePath();
         Backups.createNew(file, "export");
@@ -62,7 +62,7 @@ final class ArchiveExport {
         }
     }
 
-    private Map<String, Long> write(Writer out, ArchiveFormat format, ArchiveProgress progress)
+    private Map<String, Long> write(Writer out, ArchiveFormat format, PhaseProgress progress)
             throws SQLException, IOException {
         Map<String, Long> counts = new LinkedHashMap<>();
         long total = 0;

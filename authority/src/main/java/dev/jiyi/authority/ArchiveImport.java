@@ -47,11 +47,14 @@ final class ArchiveImport {
 
     /** More fields than any table has columns: the row is refused before it grows. */
     private static final int MAX_FIELDS = 64;
-    private static final int MAX_LIST = 10_000;
+    /** More items than a line can hold (each at least two characters): bounded by the line, not by a count. */
+    private static final int MAX_LIST = ArchiveInput.MAX_LINE / 2;
+    /** Keys and counters stay exact as JSON numbers in any reader (2^53). */
+    static final long MAX_KEY = 1L << 53;
     private static final Object NULL = new Object();
 
     private final Sql sql;
-    private final ArchiveProgress progress;
+    private final PhaseProgress progress;
     private final Map<String, Long> rows = new LinkedHashMap<>();
     private final Map<String, Integer> closingLines = new HashMap<>();
     private Header header;
@@ -61,7 +64,7 @@ final class ArchiveImport {
     private record Header(int version, Scope scope, Map<String, Long> sequences, Map<String, Long> counts, boolean json) {
     }
 
-    private ArchiveImport(Sql sql, ArchiveProgress progress) {
+    private ArchiveImport(Sql sql, PhaseProgress progress) {
         this.sql = sql;
         this.progress = progress;
         for (ArchiveTable t : ArchiveTable.values()) {
@@ -70,8 +73,9 @@ final class ArchiveImport {
     }
 
     /** Imports the archive; the caller's transaction commits it, or rolls it back on any exception. */
-    static ArchiveReport run(Sql sql, InputStream in, ArchiveProgress progress) throws SQLException {
+    static ArchiveReport run(Sql sql, InputStream in, PhaseProgress progress) throws SQLException {
         requireEmpty(sql);
+        sql.prepare("DELETE FROM personas").executeUpdate(); // neutral versions only (checked above)
         ArchiveImport archive = new ArchiveImport(sql, progress);
         ArchiveInput input = new ArchiveInput(in);
         JsonParser p = JSON.createParser(ObjectReadContext.empty(), input);
@@ -98,9 +102,16 @@ final class ArchiveImport {
     }
 
     /** O4: an import goes into an empty database only, never merged into data already there. */
-    private static void requireEmpty(Sql sql) throws SQLException {
+    static void requireEmpty(Sql sql) throws SQLException {
+        // A home that only read its persona holds the neutral version 1 (S3): nothing of anyone's yet.
+        PreparedStatement neutral = sql.prepare("SELECT 1 FROM personas WHERE version <> 1 OR content <> ? LIMIT 1");
+        neutral.setString(1, Authority.NEUTRAL_PERSONA);
+        boolean personas;
+        try (ResultSet rs = neutral.executeQuery()) {
+            personas = rs.next();
+        }
         for (ArchiveTable t : ArchiveTable.values()) {
-            if (any(sql, t.table())) {
+            if (t == ArchiveTable.PERSONAS ? personas : any(sql, t.table())) {
                 throw new RefusedException("the destination is not empty (it holds " + t.table()
                         + "): import goes into an empty home only, so nothing is merged or overwritten");
             }
@@ -368,8 +379,8 @@ final class ArchiveImport {
             }
             case TIME -> Times.format(Times.parse(field, string(v, field)));
             case INT -> {
-                if (!(v instanceof Long n) || n < c.min()) {
-                    throw new InvalidInputException(field, "must be a whole number of at least " + (long) c.min());
+                if (!(v instanceof Long n) || n < c.min() || n > MAX_KEY) {
+                    throw new InvalidInputException(field, "must be a whole number from " + (long) c.min() + " to " + MAX_KEY);
                 }
                 yield n;
             }
@@ -445,6 +456,9 @@ final class ArchiveImport {
                 }
             }
             case CHECKPOINTS -> {
+                draftRules(row, () -> new CheckpointDraft(row.string("session_id"), row.string("goal"), strings(row, "done"),
+                        strings(row, "pending"), strings(row, "constraints"), row.string("next_action"),
+                        row.number("covered_seq")));
                 PreparedStatement ps = sql.prepare("SELECT persona_id, project_id, session_id FROM events WHERE sequence = ?");
                 ps.setLong(1, row.number("covered_seq"));
                 try (ResultSet rs = ps.executeQuery()) {
@@ -458,6 +472,16 @@ final class ArchiveImport {
                 }
             }
             case EXTRACTIONS -> {
+                for (String id : strings(row, "memory_ids")) {
+                    Ids.check(row.field("memory_ids"), id);
+                }
+                for (String rejection : strings(row, "rejected")) {
+                    try {
+                        Rejection.decode(rejection);
+                    } catch (RuntimeException e) {
+                        throw new InvalidInputException(row.field("rejected"), "must hold rejections as \"#index field: rule\"");
+                    }
+                }
                 PreparedStatement ps = sql.prepare("SELECT 1 FROM events WHERE id = ?");
                 ps.setString(1, row.string("event_id"));
                 try (ResultSet rs = ps.executeQuery()) {
@@ -471,8 +495,38 @@ final class ArchiveImport {
         }
     }
 
-    /** X3, E6, M2 as derivation has them: the event in the memory's scope, derivable, holding the quote, of the basis's role. */
+    /** A list column's items. */
+    @SuppressWarnings("unchecked")
+    private static List<String> strings(Row row, String column) {
+        return (List<String>) row.values().get(column);
+    }
+
+    /** Runs a write path's own checks of a row (a draft's constructor), naming the row's line. */
+    private static void draftRules(Row row, Runnable draft) {
+        try {
+            draft.run();
+        } catch (InvalidInputException e) {
+            throw new InvalidInputException("line " + row.line() + ": " + row.table().table() + "." + e.field(), e.rule());
+        }
+    }
+
+    /**
+     * The rules of a memory as a derivation has them: its draft's (which kinds and bases may carry a
+     * fact key, which basis an emotion needs, limits; M2, E6), an emotion whole or absent, then the
+     * source event's (X3): in the memory's scope, derivable, holding the quote, of the basis's role.
+     */
     private void memory(Row row) throws SQLException {
+        Object label = row.values().get("emotion_label");
+        Object valence = row.values().get("valence");
+        Object arousal = row.values().get("arousal");
+        if ((label == null) != (valence == null) || (label == null) != (arousal == null)) {
+            throw new InvalidInputException(row.field("emotion_label"), "must come with valence and arousal, or none of them");
+        }
+        draftRules(row, () -> MemoryDraft.builder(row.string("event_id")).kind(Kind.parse("kind", row.string("kind")))
+                .basis(Basis.parse("basis", row.string("basis"))).text(row.string("text")).quote(row.string("quote"))
+                .subject(row.string("subject")).factKey(row.string("fact_key")).confidence((Double) row.values().get("confidence"))
+                .gist(row.string("gist")).cues(strings(row, "cue_keys"))
+                .emotion(label == null ? null : new Emotion((String) label, (Double) valence, (Double) arousal)).build());
         PreparedStatement ps = sql.prepare("SELECT persona_id, project_id, role, category, text FROM events WHERE id = ?");
         ps.setString(1, row.string("event_id"));
         try (ResultSet rs = ps.executeQuery()) {
@@ -552,8 +606,9 @@ final class ArchiveImport {
             String key = table.equals("events") ? "sequence" : table.equals("memories") ? "seq" : "id";
             long max = Long.parseLong(Sql.strings(sql.prepare("SELECT coalesce(max(" + key + "), 0) FROM " + table)).getFirst());
             long counter = header.sequences().get(table);
-            if (counter < max) {
-                throw new InvalidInputException("header.sequences." + table, "must be at least the largest key of its rows");
+            if (counter < max || counter > MAX_KEY) {
+                throw new InvalidInputException("header.sequences." + table,
+                        "must be at least the largest key of its rows and at most " + MAX_KEY);
             }
             PreparedStatement set = sql.prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = ?");
             set.setLong(1, counter);
@@ -577,6 +632,15 @@ final class ArchiveImport {
         if (!broken.isEmpty()) {
             throw new InvalidInputException("line " + closingLines.get(broken.getFirst()) + ": memories.closed_by",
                     "must name a memory of the same fact timeline that starts where this one ends");
+        }
+        // T4: on a fact timeline, in its order, each member ends by the time the next one starts: one current value.
+        List<String> overlapping = Sql.strings(sql.prepare("SELECT seq FROM (SELECT seq, invalid_at, lead(valid_at) OVER ("
+                + "PARTITION BY persona_id, project_id, subject, fact_key ORDER BY valid_at, evidence_seq, lineage_id, id) "
+                + "AS next_start FROM memories WHERE fact_key IS NOT NULL AND revoked_at IS NULL) "
+                + "WHERE next_start IS NOT NULL AND (invalid_at IS NULL OR invalid_at > next_start) LIMIT 1"));
+        if (!overlapping.isEmpty()) {
+            throw new InvalidInputException("memories.invalid_at", "the memory with seq " + overlapping.getFirst()
+                    + " must end by the time the next fact of its timeline starts (one current value per subject and key)");
         }
         if (!Sql.strings(sql.prepare("PRAGMA foreign_key_check")).isEmpty()) {
             throw new InvalidInputException("archive", "holds a row that refers to a row it does not hold");

@@ -51,11 +51,11 @@ enum ArchiveTable {
             col("created_at", Type.TIME), optional("invalidated_at", Type.TIME)),
     EXTRACTIONS("extractions", "event_id", Scoping.EVENT,
             col("event_id", Type.ID), text("extractor", ExtractionBatch.MAX_FINGERPRINT),
-            text("digest", ExtractionBatch.MAX_FINGERPRINT), list("memory_ids", 10_000, Ids.MAX_ID_LENGTH),
-            list("rejected", 10_000, Limits.MAX_CHECKPOINT_TEXT), col("completed_at", Type.TIME)),
+            text("digest", ExtractionBatch.MAX_FINGERPRINT), list("memory_ids", Integer.MAX_VALUE, Ids.MAX_ID_LENGTH),
+            list("rejected", Integer.MAX_VALUE, Limits.MAX_CHECKPOINT_TEXT), col("completed_at", Type.TIME)),
     CAPTURE_CURSORS("capture_cursors", "instance_id", Scoping.SCOPE,
             col("instance_id", Type.ID), col("persona_id", Type.ID), col("project_id", Type.ID), col("cursor", Type.ID),
-            count("version", 0), col("updated_at", Type.TIME));
+            optional("occurred_at", Type.TIME), count("version", 0), col("updated_at", Type.TIME));
 
     /** The value types of archive columns, as they appear in JSON. */
     enum Type {

@@ -69,30 +69,31 @@ public final class Authority implements AutoCloseable {
         this.deletions = new Deletions(sql, indexes, events, memories, relations, vectors, checkpoints, extractions);
     }
 
-    /**
-     * Opens (creating and migrating as needed) the database file, with these indexes attached. An
-     * attached index whose stored version differs from its own is rebuilt first (see
-     * {@link TransactionalIndex#version()}).
-     */
+    /** {@link #open(Path, List, PhaseProgress)} without progress. */
     public static Authority open(Path file, List<TransactionalIndex> attached) {
-        // A migration that replaces index tables commits together with their refill: no other process
-        // ever sees them empty.
+        return open(file, attached, PhaseProgress.NONE);
+    }
+
+    /**
+     * Opens (creating and migrating as needed) the database file, with these indexes attached; an
+     * attached index of another version ({@link TransactionalIndex#version()}), or one a migration
+     * replaced, is rebuilt first, in steps others can write between, reported to {@code building}.
+     */
+    public static Authority open(Path file, List<TransactionalIndex> attached, PhaseProgress building) {
+        // A migration that replaces index tables begins their build in its own transaction; the build
+        // goes on in steps that other processes can write between (Indexes), and open returns after it.
         Authority authority = new Authority(new Sql(Database.open(file, migrated -> {
             Sql inMigration = new Sql(migrated);
             try {
                 Indexes refill = new Indexes(inMigration, attached);
                 refill.prepare();
-                refill.sync();
+                refill.beginBuilds();
             } finally {
                 inMigration.closeStatements();
             }
         })), attached);
         try {
-            for (TransactionalIndex index : authority.tx.read("reading index state", authority.indexes::stale)) {
-                index.prepare();
-                // Rechecked under the lock: another process may have rebuilt it meanwhile.
-                authority.tx.write("rebuilding the " + index.name() + " index", authority.indexes::sync);
-            }
+            authority.indexes.catchUp(authority.tx, building);
         } catch (RuntimeException e) {
             authority.close();
             throw e;
@@ -454,12 +455,12 @@ public final class Authority implements AutoCloseable {
     // ---------------------------------------------------------------- archives (O3-O5) and host capture (H1)
 
     /** O3: an archive of the whole database (scope null) or one scope, from one snapshot, in a new file. */
-    public synchronized ArchiveReport exportArchive(Path target, ArchiveFormat format, Scope scope, ArchiveProgress progress) {
+    public synchronized ArchiveReport exportArchive(Path target, ArchiveFormat format, Scope scope, PhaseProgress progress) {
         return tx.read("exporting an archive", () -> ArchiveExport.write(sql, target, format, scope, progress));
     }
 
     /** O4: imports an archive into this empty database in one transaction, checked whole, then indexed. */
-    public synchronized ArchiveReport importArchive(java.io.InputStream in, ArchiveProgress progress) {
+    public synchronized ArchiveReport importArchive(java.io.InputStream in, PhaseProgress progress) {
         indexes.prepare();
         return tx.write("importing an archive", () -> {
             ArchiveReport read = ArchiveImport.run(sql, in, progress);
@@ -470,8 +471,8 @@ public final class Authority implements AutoCloseable {
     }
 
     /** O5: a backup file into this empty database, through an import's checks ({@link Restores}). */
-    public synchronized ArchiveReport restore(Path backup, ArchiveProgress progress) {
-        return Restores.restore(backup, sql.connection(), this, progress);
+    public synchronized ArchiveReport restore(Path backup, PhaseProgress progress) {
+        return Restores.restore(backup, sql, this, progress);
     }
 
     /** H1: the capture cursor of a host instance, if it has one. */
@@ -479,12 +480,11 @@ public final class Authority implements AutoCloseable {
         return tx.read("reading a capture cursor", () -> cursors.get(Ids.check("instance", instanceId)));
     }
 
-    /** H1: saves a capture's checkpoints and moves its cursor in one transaction ({@link CaptureCursors#advance}). */
-    public synchronized CaptureCursor advanceCapture(Scope scope, String instanceId, long expectedVersion, String position,
-                                                     List<CheckpointDraft> checkpoints) {
-        Ids.check("cursor", position);
-        return tx.write("advancing a capture cursor",
-                () -> cursors.advance(scope, Ids.check("instance", instanceId), expectedVersion, position, checkpoints));
+    /** H1: saves a capture's checkpoints, moves its cursor, in one transaction ({@link CaptureCursors#advance}). */
+    public synchronized CaptureCursor.Advanced advanceCapture(Scope scope, String instanceId, long expectedVersion,
+                                                              String position, Instant occurredAt, List<CheckpointDraft> checkpoints) {
+        return tx.write("advancing a capture cursor", () -> cursors.advance(scope, Ids.check("instance", instanceId),
+                expectedVersion, Ids.check("cursor", position), Times.checkRange("occurred_at", occurredAt), checkpoints));
     }
 
     /** Row counts of the authoritative tables, from one snapshot, without doctor's checks. */

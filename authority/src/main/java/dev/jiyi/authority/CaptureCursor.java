@@ -4,9 +4,17 @@ import java.time.Instant;
 
 /**
  * Where a host instance's capture stands (H1): the stable ID of the last message it captured into
- * its scope, and the version a compare-and-set advances, so that a competing writer of the same
- * instance is detected. Archives keep it (D4): a replay after a restore skips what was captured,
- * and so never brings back an event deleted since.
+ * its scope and that message's time (a watermark: a line that occurred before it was captured
+ * before, or deleted since), and the version a compare-and-set advances, so that a competing writer
+ * of the same instance is detected. Archives keep it (D4): a replay after a restore skips what was
+ * captured, and so never brings back an event deleted since.
+ *
+ * @param occurredAt null for a cursor written before migration 12
  */
-public record CaptureCursor(String instanceId, Scope scope, String position, long version, Instant updatedAt) {
+public record CaptureCursor(String instanceId, Scope scope, String position, Instant occurredAt, long version,
+                            Instant updatedAt) {
+
+    /** What a capture's last transaction did: the cursor as it now is, and its checkpoints saved and skipped. */
+    public record Advanced(CaptureCursor cursor, int checkpointsSaved, int checkpointsSkipped) {
+    }
 }

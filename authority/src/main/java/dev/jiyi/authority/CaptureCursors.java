@@ -1,6 +1,7 @@
 package dev.jiyi.authority;
 
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
@@ -12,6 +13,8 @@ import java.util.Optional;
  * capture's checkpoints, after the captured events committed: a capture interrupted before it
  * leaves the cursor where it was (a replay resubmits the same stable IDs, which changes nothing,
  * E2), and of two captures of one instance that read the same version only the first moves it.
+ * A checkpoint equal to one already saved (a replay) is not saved again, nor is one whose message
+ * is gone (deleted since): either would wedge or repeat every later replay.
  */
 final class CaptureCursors {
 
@@ -24,20 +27,20 @@ final class CaptureCursors {
     }
 
     Optional<CaptureCursor> get(String instanceId) throws SQLException {
-        PreparedStatement ps = sql.prepare("SELECT instance_id, persona_id, project_id, cursor, version, updated_at "
-                + "FROM capture_cursors WHERE instance_id = ?");
+        PreparedStatement ps = sql.prepare("SELECT instance_id, persona_id, project_id, cursor, occurred_at, version, "
+                + "updated_at FROM capture_cursors WHERE instance_id = ?");
         ps.setString(1, instanceId);
         return Sql.first(ps, rs -> new CaptureCursor(rs.getString(1), new Scope(rs.getString(2), rs.getString(3)),
-                rs.getString(4), rs.getLong(5), Times.read(rs.getString(6))));
+                rs.getString(4), Times.read(rs.getString(5)), rs.getLong(6), Times.read(rs.getString(7))));
     }
 
     /**
-     * Saves the checkpoints, then moves the cursor to {@code position} if it is still at
-     * {@code expectedVersion} (0: the instance has no cursor yet); otherwise refuses, and the
-     * caller's transaction rolls the checkpoints back with it.
+     * Saves the new checkpoints, then moves the cursor to the message {@code position} that occurred
+     * at {@code occurredAt}, if it is still at {@code expectedVersion} (0: the instance has no cursor
+     * yet); otherwise refuses, and the caller's transaction rolls the checkpoints back with it.
      */
-    CaptureCursor advance(Scope scope, String instanceId, long expectedVersion, String position,
-                          List<CheckpointDraft> drafts) throws SQLException {
+    CaptureCursor.Advanced advance(Scope scope, String instanceId, long expectedVersion, String position,
+                                   Instant occurredAt, List<CheckpointDraft> drafts) throws SQLException {
         Optional<CaptureCursor> current = get(instanceId);
         if (current.isPresent() && !current.get().scope().equals(scope)) {
             throw new InvalidInputException("instance", "captures into another persona and project: one instance has one scope");
@@ -47,19 +50,58 @@ final class CaptureCursors {
             throw new ConflictException("another capture of this instance moved its cursor meanwhile; this one's events "
                     + "are stored, its checkpoints and cursor were not: run it again");
         }
+        int saved = 0;
         for (CheckpointDraft d : drafts) {
-            checkpoints.save(scope, d);
+            if (covers(scope, d) && !alreadySaved(scope, d)) {
+                checkpoints.save(scope, d);
+                saved++;
+            }
         }
         Instant now = Times.now();
         PreparedStatement ps = sql.prepare("INSERT INTO capture_cursors (instance_id, persona_id, project_id, cursor, "
-                + "version, updated_at) VALUES (?, ?, ?, ?, 1, ?) ON CONFLICT (instance_id) DO UPDATE SET "
-                + "cursor = excluded.cursor, version = capture_cursors.version + 1, updated_at = excluded.updated_at");
+                + "occurred_at, version, updated_at) VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT (instance_id) DO UPDATE SET "
+                + "cursor = excluded.cursor, occurred_at = excluded.occurred_at, version = capture_cursors.version + 1, "
+                + "updated_at = excluded.updated_at");
         ps.setString(1, instanceId);
         ps.setString(2, scope.personaId());
         ps.setString(3, scope.projectId());
         ps.setString(4, position);
-        ps.setString(5, Times.format(now));
+        ps.setString(5, Times.format(occurredAt));
+        ps.setString(6, Times.format(now));
         ps.executeUpdate();
-        return new CaptureCursor(instanceId, scope, position, version + 1, now);
+        CaptureCursor moved = new CaptureCursor(instanceId, scope, position, occurredAt, version + 1, now);
+        return new CaptureCursor.Advanced(moved, saved, drafts.size() - saved);
+    }
+
+    /** Whether the checkpoint's covered event is still there, in its scope and session. */
+    private boolean covers(Scope scope, CheckpointDraft d) throws SQLException {
+        PreparedStatement ps = sql.prepare("SELECT 1 FROM events WHERE sequence = ? AND persona_id = ? AND project_id = ? "
+                + "AND session_id = ?");
+        ps.setLong(1, d.coveredSequence());
+        ps.setString(2, scope.personaId());
+        ps.setString(3, scope.projectId());
+        ps.setString(4, d.sessionId());
+        try (ResultSet rs = ps.executeQuery()) {
+            return rs.next();
+        }
+    }
+
+    /** Whether an equal checkpoint was saved before, valid or since invalidated (a replay must not revive it). */
+    private boolean alreadySaved(Scope scope, CheckpointDraft d) throws SQLException {
+        PreparedStatement ps = sql.prepare("SELECT 1 FROM checkpoints WHERE persona_id = ? AND project_id = ? "
+                + "AND session_id = ? AND covered_seq = ? AND goal = ? AND done = ? AND pending = ? AND constraints = ? "
+                + "AND next_action IS ?");
+        ps.setString(1, scope.personaId());
+        ps.setString(2, scope.projectId());
+        ps.setString(3, d.sessionId());
+        ps.setLong(4, d.coveredSequence());
+        ps.setString(5, d.goal());
+        ps.setString(6, JsonStrings.encode(d.done()));
+        ps.setString(7, JsonStrings.encode(d.pending()));
+        ps.setString(8, JsonStrings.encode(d.constraints()));
+        ps.setString(9, d.nextAction());
+        try (ResultSet rs = ps.executeQuery()) {
+            return rs.next();
+        }
     }
 }

@@ -26,7 +26,7 @@ import java.util.List;
 public final class Database {
 
     /** The schema version this build writes. */
-    public static final int SCHEMA_VERSION = 10;
+    public static final int SCHEMA_VERSION = 12;
 
     /** How much of the database file reads may map into memory. */
     static final long MMAP_BYTES = 1L << 30;
@@ -44,7 +44,9 @@ public final class Database {
             "migrations/V7__emotion_index.sql",
             "migrations/V8__turn_context.sql",
             "migrations/V9__context_at_recall.sql",
-            "migrations/V10__fts5_scope_column.sql");
+            "migrations/V10__fts5_scope_column.sql",
+            "migrations/V11__index_builds.sql",
+            "migrations/V12__capture_cursor_time.sql");
 
     private Database() {
     }

@@ -57,10 +57,12 @@ final class Doctor {
             try (ResultSet rs = s.executeQuery("SELECT count(*) FROM events WHERE extraction_state = 'pending'")) {
                 pending = rs.next() ? rs.getLong(1) : 0L;
             }
-            // Only an FTS5 index that claims to be current is checked: one marked stale (or never built,
-            // as in a file only ever opened without it) is rebuilt by the next open that attaches it.
+            // Only an FTS5 index that claims to be complete is checked: one marked stale (or never built,
+            // as in a file only ever opened without it) is rebuilt, and one being built is finished, by
+            // the next open that attaches it.
             boolean ftsCurrent;
-            try (ResultSet rs = s.executeQuery("SELECT count(*) FROM index_state WHERE name = '" + FTS5_INDEX + "'")) {
+            try (ResultSet rs = s.executeQuery("SELECT count(*) FROM index_state WHERE name = '" + FTS5_INDEX
+                    + "' AND version <> 'stale' AND events_target IS NULL")) {
                 ftsCurrent = rs.next() && rs.getLong(1) > 0;
             }
             for (String table : ftsCurrent ? List.of("events", "memories") : List.<String>of()) {

@@ -18,24 +18,28 @@ import java.util.stream.Stream;
  * import. The backup is never opened in place (opening migrates, and a restore must not change
  * it): a copy in a scratch directory beside the destination is checked by SQLite ({@code
  * integrity_check}), opened and migrated, exported as an archive, and that archive imported. The
- * scratch directory is removed whatever happens. Vectors are not carried (an archive holds none):
- * {@code reindex --vectors} computes them again.
+ * scratch directory is removed when the restore ends, and one that a killed restore left behind is
+ * removed by the next. Vectors are not carried (an archive holds none): {@code reindex --vectors}
+ * computes them again.
  */
 final class Restores {
 
     private Restores() {
     }
 
-    /** Restores {@code backup} into {@code into}, whose database is on {@code destination}. */
-    static ArchiveReport restore(Path backup, Connection destination, Authority into, ArchiveProgress progress) {
+    /** Restores {@code backup} into {@code into}, whose database {@code destination} reaches. */
+    static ArchiveReport restore(Path backup, Sql destination, Authority into, PhaseProgress progress) {
         if (!Files.isRegularFile(backup)) {
             throw new InvalidInputException("file", "must be an existing backup file");
         }
         Path scratch;
-        try (Statement s = destination.createStatement();
+        try (Statement s = destination.connection().createStatement();
              ResultSet rs = s.executeQuery("SELECT file FROM pragma_database_list WHERE name = 'main'")) {
+            ArchiveImport.requireEmpty(destination); // before any copying: checked again inside the import
             rs.next();
-            scratch = Files.createTempDirectory(Path.of(rs.getString(1)).toAbsolutePath().getParent(), ".restore-");
+            Path home = Path.of(rs.getString(1)).toAbsolutePath().getParent();
+            sweep(home);
+            scratch = Files.createTempDirectory(home, ".restore-");
         } catch (SQLException e) {
             throw new StorageException("locating the database", e);
         } catch (IOException e) {
@@ -79,6 +83,15 @@ final class Restores {
             }
         } catch (SQLException e) {
             throw new InvalidInputException("file", "must be a SQLite database made by jiyi backup");
+        }
+    }
+
+    /** Removes what an earlier restore, killed before it could, left behind (a copy of a whole backup). */
+    private static void sweep(Path home) throws IOException {
+        try (Stream<Path> left = Files.list(home)) {
+            for (Path p : left.filter(p -> p.getFileName().toString().startsWith(".restore-")).toList()) {
+                deleteTree(p);
+            }
         }
     }
 

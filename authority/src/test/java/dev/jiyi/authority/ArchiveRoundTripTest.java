@@ -78,19 +78,19 @@ class ArchiveRoundTripTest {
         a.editPersona("alice", "温柔 gentle");
         a.editPersona("alice", "温柔 gentle, 简洁 concise");
         a.persona("小明", null);
-        a.advanceCapture(ALICE_WORK, "host-1", 0, "e3", List.of());
+        a.advanceCapture(ALICE_WORK, "host-1", 0, "e3", java.time.Instant.parse("2024-06-01T01:00:00Z"), List.of());
         submit(a, event("gone", ALICE_WORK, Role.USER, "to be deleted 删除", t("2024-06-03T07:00:00+08:00")));
         a.deleteEvent(ALICE_WORK, "gone");
         assertThat(shenzhen.id()).isNotNull();
     }
 
     private Path export(Authority a, String name, ArchiveFormat format, Scope scope) {
-        return a.exportArchive(dir.resolve(name), format, scope, ArchiveProgress.NONE).file();
+        return a.exportArchive(dir.resolve(name), format, scope, PhaseProgress.NONE).file();
     }
 
     private static ArchiveReport importFile(Authority a, Path file) throws IOException {
         try (InputStream in = Files.newInputStream(file)) {
-            return a.importArchive(in, ArchiveProgress.NONE);
+            return a.importArchive(in, PhaseProgress.NONE);
         }
     }
 
@@ -192,7 +192,7 @@ class ArchiveRoundTripTest {
         Path archive;
         try (Authority a = Authority.open(dir.resolve("a.db"), List.of())) {
             fill(a);
-            a.advanceCapture(ALICE_WORK, "host-1", 1, "x1", List.of());
+            a.advanceCapture(ALICE_WORK, "host-1", 1, "x1", java.time.Instant.parse("2024-06-01T01:00:00Z"), List.of());
             archive = export(a, "a.jsonl", ArchiveFormat.JSONL, null);
         }
         try (Authority b = Authority.open(dir.resolve("b.db"), List.of())) {
@@ -202,9 +202,9 @@ class ArchiveRoundTripTest {
             assertThat(c.position()).isEqualTo("x1");
             assertThat(c.version()).isEqualTo(2);
             // the compare-and-set goes on from the archived version
-            assertThatThrownBy(() -> b.advanceCapture(ALICE_WORK, "host-1", 1, "e3", List.of()))
+            assertThatThrownBy(() -> b.advanceCapture(ALICE_WORK, "host-1", 1, "e3", java.time.Instant.parse("2024-06-01T01:00:00Z"), List.of()))
                     .isInstanceOf(ConflictException.class);
-            assertThat(b.advanceCapture(ALICE_WORK, "host-1", 2, "e3", List.of()).version()).isEqualTo(3);
+            assertThat(b.advanceCapture(ALICE_WORK, "host-1", 2, "e3", java.time.Instant.parse("2024-06-01T01:00:00Z"), List.of()).cursor().version()).isEqualTo(3);
         }
     }
 
@@ -218,7 +218,7 @@ class ArchiveRoundTripTest {
             try (Authority a = Authority.open(dir.resolve("fixture.db"), List.of())) {
                 fill(a);
                 a.exportArchive(file, fixture.endsWith(".jsonl") ? ArchiveFormat.JSONL : ArchiveFormat.JSON, null,
-                        ArchiveProgress.NONE);
+                        PhaseProgress.NONE);
             }
         }
         try (Authority b = Authority.open(dir.resolve("b.db"), List.of())) {
@@ -244,10 +244,27 @@ class ArchiveRoundTripTest {
         Files.writeString(target, "keep me");
         try (Authority a = Authority.open(dir.resolve("a.db"), List.of())) {
             fill(a);
-            assertThatThrownBy(() -> a.exportArchive(target, ArchiveFormat.JSONL, null, ArchiveProgress.NONE))
+            assertThatThrownBy(() -> a.exportArchive(target, ArchiveFormat.JSONL, null, PhaseProgress.NONE))
                     .isInstanceOf(RefusedException.class).hasMessageContaining("never overwrites");
         }
         assertThat(Files.readString(target)).isEqualTo("keep me");
+    }
+
+    @Test
+    @DisplayName("O4 a home that only read its neutral persona (a host connected before the import) is still empty: the import goes in")
+    void neutralPersonaIsEmpty() throws IOException {
+        Path archive;
+        try (Authority a = Authority.open(dir.resolve("a.db"), List.of())) {
+            fill(a);
+            archive = export(a, "a.jsonl", ArchiveFormat.JSONL, null);
+        }
+        try (Authority b = Authority.open(dir.resolve("b.db"), List.of())) {
+            assertThat(b.persona("alice", null).content()).isEqualTo(Authority.NEUTRAL_PERSONA);
+            assertThat(b.persona("someone-else", null).version()).isEqualTo(1);
+            importFile(b, archive);
+            assertThat(b.persona("alice", null).content()).isEqualTo("温柔 gentle, 简洁 concise");
+            assertThat(Files.readAllBytes(export(b, "b.jsonl", ArchiveFormat.JSONL, null))).isEqualTo(Files.readAllBytes(archive));
+        }
     }
 
     @Test
@@ -260,7 +277,7 @@ class ArchiveRoundTripTest {
             }
             try (Authority b = Authority.open(dir.resolve("into-" + format.code() + ".db"), List.of())) {
                 assertThat(importFile(b, file).total()).isZero();
-                assertThat(b.importArchive(new ByteArrayInputStream(Files.readAllBytes(file)), ArchiveProgress.NONE).total())
+                assertThat(b.importArchive(new ByteArrayInputStream(Files.readAllBytes(file)), PhaseProgress.NONE).total())
                         .as("still empty, so a second import is allowed").isZero();
             }
         }

@@ -114,7 +114,7 @@ class BackupTest {
                 assertThat(inBackup).as("backup " + i).containsAll(acknowledgedBefore.get(i)).contains("ev-0");
                 byte[] bytes = Files.readAllBytes(backups.get(i));
                 try (Authority r = Authority.open(dir.resolve("restored-" + i + ".db"), List.of())) {
-                    ArchiveReport restored = r.restore(backups.get(i), ArchiveProgress.NONE);
+                    ArchiveReport restored = r.restore(backups.get(i), PhaseProgress.NONE);
                     assertThat(restored.rows().get("events")).isEqualTo(inBackup.size());
                     assertThat(r.doctor().problems()).as("doctor after restoring backup " + i).isEmpty();
                 }

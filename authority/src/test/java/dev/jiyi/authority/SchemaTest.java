@@ -122,14 +122,14 @@ class SchemaTest {
     // ------------------------------------------------------------------ O2
 
     @Test
-    @DisplayName("O2 a fresh file gets user_version 10 and every table, including the FTS tables (in secure-delete mode, the scope in a column BM25 weighs 0), capture cursors, index state and extractions")
+    @DisplayName("O2 a fresh file gets the current user_version and every table, including the FTS tables (in secure-delete mode, the scope in a column BM25 weighs 0), capture cursors, index state and extractions")
     void freshFile() throws Exception {
         try (Authority a = open(dir)) {
-            assertThat(a.doctor().schemaVersion()).isEqualTo(10);
+            assertThat(a.doctor().schemaVersion()).isEqualTo(12);
         }
-        assertThat(Database.SCHEMA_VERSION).isEqualTo(10);
+        assertThat(Database.SCHEMA_VERSION).isEqualTo(12);
         try (Connection c = raw(dbFile(dir))) {
-            assertThat(pragma(c, "user_version")).isEqualTo("10");
+            assertThat(pragma(c, "user_version")).isEqualTo(String.valueOf(Database.SCHEMA_VERSION));
         }
         List<String> tables = strings(dbFile(dir), "SELECT name FROM sqlite_master WHERE type = 'table'");
         assertThat(tables).containsAll(ALL_TABLES);
@@ -260,7 +260,7 @@ class SchemaTest {
                     .isEqualTo(moved.validity().validAt());
         }
         try (Connection c = raw(file)) {
-            assertThat(pragma(c, "user_version")).isEqualTo("10");
+            assertThat(pragma(c, "user_version")).isEqualTo(String.valueOf(Database.SCHEMA_VERSION));
         }
         assertThat(strings(file, "SELECT name FROM sqlite_master WHERE type = 'table'")).containsAll(ALL_TABLES);
     }

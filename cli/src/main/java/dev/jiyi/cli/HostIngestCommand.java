@@ -27,21 +27,22 @@ import picocli.CommandLine.Option;
  * {@code jiyi host-ingest} (H1, D4): a host's visible messages, with the stable IDs the host gave
  * them, and its checkpoints, captured into one scope through the instance's cursor.
  *
- * <p>The cursor is the ID of the last message captured. Lines up to and including it are already
- * captured and are skipped, so a message deleted since (D1) is not brought back by a replay of the
- * host's history; when the input does not hold the cursor's message, every line is new. New
- * messages commit first, in chunks as they arrive (as {@code event submit --batch}: a chunk
- * commits when full or when no more input is waiting). At the end of the input, the checkpoints
- * are saved and the cursor moved to the last message, in one transaction, only if no other capture
- * of the instance moved it since this one read it (compare-and-set on its version; otherwise exit
- * 3). A run interrupted before that leaves the cursor where it was: its replay resubmits the same
- * IDs, which stores nothing twice (E2).
+ * <p>The cursor is the last message captured: its ID and its time. A message that occurred before
+ * that time was captured before (or deleted since, D1) and is skipped, as is the cursor's message
+ * itself; the rest is new. So a replay of the host's whole history brings nothing back, whether or
+ * not it still holds the cursor's message, and a host may as well send only what is new. New
+ * messages commit first, in chunks as they arrive (as {@code event submit --batch}: a chunk commits
+ * when full or when no more input is waiting). At the end of the input, the checkpoints are saved
+ * (one already saved, or whose message is gone, is skipped) and the cursor moved to the newest
+ * message, in one transaction, only if no other capture of the instance moved it since this one
+ * read it (compare-and-set on its version; otherwise exit 3). A run interrupted before that leaves
+ * the cursor where it was: its replay resubmits the same IDs, which stores nothing twice (E2).
  */
 @Command(name = "host-ingest", description = {"Capture a host's visible messages and checkpoints through the instance's cursor.",
         "One JSON object per line: a message {\"id\", \"role\", \"text\", \"session\", \"occurred_at\",",
         "\"source\"?, \"category\"?} or {\"checkpoint\": {\"session\", \"goal\", \"done\"?, \"pending\"?,",
-        "\"constraints\"?, \"next\"?, \"covered_seq\" or \"covered_id\"}}. Lines through the cursor's",
-        "message are skipped; messages commit first; the cursor moves last, by compare-and-set",
+        "\"constraints\"?, \"next\"?, \"covered_seq\" or \"covered_id\"}}. Messages older than the",
+        "cursor's are skipped; new ones commit first; the cursor moves last, by compare-and-set",
         "(exit 3 when another capture of the instance moved it meanwhile: run again)."})
 final class HostIngestCommand extends Verb {
 
@@ -82,7 +83,7 @@ final class HostIngestCommand extends Verb {
         if (cursor.isPresent() && !cursor.get().scope().equals(scope)) {
             throw new InvalidInputException("instance", "captures into another persona and project: one instance has one scope");
         }
-        Capture capture = new Capture(authority, out, cursor.map(CaptureCursor::position).orElse(null));
+        Capture capture = new Capture(authority, out, cursor.orElse(null));
         try (InputStream in = BatchRunner.open(file == null ? Path.of("-") : file, root().stdin());
              Progress progress = out.progress("host-ingest", 0)) {
             BatchRunner.LineInput input = new BatchRunner.LineInput(in);
@@ -90,31 +91,49 @@ final class HostIngestCommand extends Verb {
             for (byte[] next = input.next(); next != null; next = input.next()) {
                 number++;
                 byte[] bytes = next;
-                String text = atLine(number, () -> BatchRunner.decode(bytes));
-                if (!text.isBlank()) {
-                    int n = number;
-                    capture.accept(atLine(number, () -> parse(n, text, scope)), progress);
+                int n = number;
+                try {
+                    String text = atLine(number, () -> BatchRunner.decode(bytes));
+                    if (!text.isBlank()) {
+                        capture.accept(atLine(number, () -> parse(n, text, scope)), progress);
+                    }
+                } catch (InvalidInputException e) {
+                    capture.flush(progress); // the lines before a bad one stay committed, as in a batch
+                    progress.stop();
+                    throw e;
                 }
                 if (!input.waiting()) {
                     capture.flush(progress); // a host streaming lines gets each acknowledged as soon as it is durable
                 }
             }
-            capture.endOfInput(progress);
+            capture.flush(progress);
         }
-        long version = cursor.map(CaptureCursor::version).orElse(0L);
         List<CheckpointDraft> drafts = new ArrayList<>();
+        int unresolved = 0;
         for (Line line : capture.checkpoints) {
-            drafts.add(atLine(line.number(), () -> draft(authority, scope, line.checkpoint())));
+            CheckpointDraft d = atLine(line.number(), () -> draft(authority, scope, line.checkpoint()));
+            if (d == null) {
+                unresolved++; // its message is not here (deleted since, or never captured)
+            } else {
+                drafts.add(d);
+            }
         }
-        String position = capture.lastMessage != null ? capture.lastMessage : capture.position;
-        CaptureCursor moved = null;
-        if (capture.lastMessage != null || !drafts.isEmpty()) {
+        CaptureCursor.Advanced advanced = null;
+        if (capture.newest != null || !drafts.isEmpty()) {
+            Line newest = capture.newest;
+            String position = newest != null ? newest.message().id() : cursor.map(CaptureCursor::position).orElse(null);
             if (position == null) {
                 throw new InvalidInputException("checkpoint", "must follow a captured message: this instance has captured none");
             }
-            moved = authority.advanceCapture(scope, instance, version, position, drafts);
+            advanced = authority.advanceCapture(scope, instance, cursor.map(CaptureCursor::version).orElse(0L), position,
+                    newest != null ? newest.message().occurredAt() : cursor.get().occurredAt(), drafts);
         }
-        report(out, capture, drafts.size(), moved != null ? moved : cursor.orElse(null));
+        int skippedCheckpoints = unresolved + (advanced == null ? 0 : advanced.checkpointsSkipped());
+        if (skippedCheckpoints > 0) {
+            out.warn(skippedCheckpoints + " checkpoint(s) not saved: saved before, or their message is gone");
+        }
+        report(out, capture, advanced == null ? 0 : advanced.checkpointsSaved(), skippedCheckpoints,
+                advanced != null ? advanced.cursor() : cursor.orElse(null));
         return ExitCode.OK;
     }
 
@@ -136,6 +155,16 @@ final class HostIngestCommand extends Verb {
                     throw new InvalidInputException("checkpoint", "must be alone on its line, not beside a message's fields");
                 }
             }
+            if (checkpoint.has("covered_seq") == checkpoint.has("covered_id")) {
+                throw new InvalidInputException("checkpoint", "give exactly one of covered_seq or covered_id");
+            }
+            if (checkpoint.has("covered_id")) {
+                dev.jiyi.authority.Ids.check("checkpoint.covered_id", checkpoint.string("covered_id"));
+            }
+            // Its shape, now (the covered message is looked up at the end, when it has committed).
+            new CheckpointDraft(checkpoint.requiredString("session"), checkpoint.requiredString("goal"),
+                    checkpoint.strings("done"), checkpoint.strings("pending"), checkpoint.strings("constraints"),
+                    checkpoint.string("next"), checkpoint.has("covered_seq") ? checkpoint.integer("covered_seq") : 1L);
             return new Line(number, null, checkpoint);
         }
         EventSubmission message = EventCommand.Submit.parse(line, scope);
@@ -153,74 +182,65 @@ final class HostIngestCommand extends Verb {
             throw new InvalidInputException("checkpoint", "give exactly one of covered_seq or covered_id");
         }
         if (coveredId != null) {
-            Event covered = authority.event(scope, coveredId).orElseThrow(() -> new InvalidInputException(
-                    "checkpoint.covered_id", "must be the ID of a message captured into this scope"));
-            seq = covered.sequence();
+            Optional<Event> covered = authority.event(scope, coveredId);
+            if (covered.isEmpty()) {
+                return null;
+            }
+            seq = covered.get().sequence();
         }
         return new CheckpointDraft(c.requiredString("session"), c.requiredString("goal"), c.strings("done"),
                 c.strings("pending"), c.strings("constraints"), c.string("next"), seq);
     }
 
-    /** The capture in progress: what is skipped, held, committed and still to save. */
+    /** The capture in progress: what is skipped, committed and still to save. */
     private final class Capture {
         private final Authority authority;
         private final Output out;
-        private final String position;
-        /** Lines read while the cursor's message may still be ahead: captured or not, unknown yet. */
-        private final List<Line> held = new ArrayList<>();
+        private final CaptureCursor cursor;
         private final List<Line> chunk = new ArrayList<>();
         private final List<Line> checkpoints = new ArrayList<>();
-        private boolean skipping;
         private long skipped;
         private long created;
         private long existing;
-        private String lastMessage;
+        /** The new message that occurred last (the later line of two at the same time): the next cursor. */
+        private Line newest;
 
-        Capture(Authority authority, Output out, String position) {
+        Capture(Authority authority, Output out, CaptureCursor cursor) {
             this.authority = authority;
             this.out = out;
-            this.position = position;
-            this.skipping = position != null;
+            this.cursor = cursor;
         }
 
         void accept(Line line, Progress progress) {
-            if (skipping) {
-                if (line.message() != null && line.message().id().equals(position)) {
-                    skipped += held.size() + 1; // through the cursor's message: captured before
-                    held.clear();
-                    skipping = false;
-                    progress.advance(skipped);
-                } else {
-                    held.add(line);
-                }
-                return;
-            }
-            take(line, progress);
-        }
-
-        /** The input ended: if the cursor's message never came, every line held is new. */
-        void endOfInput(Progress progress) {
-            if (skipping) {
-                skipping = false;
-                for (Line line : held) {
-                    take(line, progress);
-                }
-                held.clear();
-            }
-            flush(progress);
-        }
-
-        private void take(Line line, Progress progress) {
             if (line.checkpoint() != null) {
                 checkpoints.add(line);
                 progress.advance();
                 return;
             }
+            EventSubmission m = line.message();
+            if (capturedBefore(m)) {
+                skipped++;
+                progress.advance();
+                return;
+            }
             chunk.add(line);
-            lastMessage = line.message().id();
+            if (newest == null || !m.occurredAt().isBefore(newest.message().occurredAt())) {
+                newest = line;
+            }
             if (chunk.size() >= chunkSize) {
                 flush(progress);
             }
+        }
+
+        /** The cursor's message, or one that occurred before it: captured before, or deleted since. */
+        private boolean capturedBefore(EventSubmission m) {
+            if (cursor == null) {
+                return false;
+            }
+            if (m.id().equals(cursor.position())) {
+                return true;
+            }
+            return cursor.occurredAt() != null && m.occurredAt().isBefore(cursor.occurredAt());
         }
 
         void flush(Progress progress) {
@@ -258,7 +278,7 @@ final class HostIngestCommand extends Verb {
         }
     }
 
-    private void report(Output out, Capture capture, int checkpoints, CaptureCursor cursor) {
+    private void report(Output out, Capture capture, int checkpoints, int checkpointsSkipped, CaptureCursor cursor) {
         if (out.json()) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("instance", instance);
@@ -266,12 +286,13 @@ final class HostIngestCommand extends Verb {
             m.put("created", capture.created);
             m.put("existing", capture.existing);
             m.put("checkpoints", checkpoints);
+            m.put("checkpoints_skipped", checkpointsSkipped);
             m.put("cursor", cursor == null ? null : Map.of("position", cursor.position(), "version", cursor.version()));
             out.json(Map.of("summary", m));
         } else {
             out.text("captured for instance " + instance + ": " + capture.created + " new message(s), " + capture.existing
-                    + " already stored, " + capture.skipped + " line(s) skipped as captured before, " + checkpoints
-                    + " checkpoint(s); cursor "
+                    + " already stored, " + capture.skipped + " skipped as captured before, " + checkpoints
+                    + " checkpoint(s) saved; cursor "
                     + (cursor == null ? "not set" : "at " + cursor.position() + " (version " + cursor.version() + ")"));
         }
     }

@@ -44,8 +44,13 @@ public final class Jiyi implements AutoCloseable {
      * needed, so that a broken settings file never stands between an operator and delete or doctor.
      */
     public static Jiyi open(Home home, Map<String, String> env) {
+        return open(home, env, dev.jiyi.authority.PhaseProgress.NONE);
+    }
+
+    /** {@link #open(Home, Map)}, reporting an index build that opening finishes to {@code building}. */
+    public static Jiyi open(Home home, Map<String, String> env, dev.jiyi.authority.PhaseProgress building) {
         Fts5Index fts5 = new Fts5Index();
-        return new Jiyi(home, Authority.open(home.database(), List.of(fts5)), fts5, env);
+        return new Jiyi(home, Authority.open(home.database(), List.of(fts5), building), fts5, env);
     }
 
     private synchronized Config config() {

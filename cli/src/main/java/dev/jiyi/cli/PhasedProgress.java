@@ -1,13 +1,13 @@
 package dev.jiyi.cli;
 
-import dev.jiyi.authority.ArchiveProgress;
+import dev.jiyi.authority.PhaseProgress;
 
 /**
  * An archive operation's phases (export; import, then indexing; restore) as progress on stderr,
  * one {@link Progress} per phase, through {@link Output#progress}: a bar on a terminal, a line every
  * few seconds in a log, nothing with {@code --quiet}.
  */
-final class PhasedProgress implements ArchiveProgress, AutoCloseable {
+final class PhasedProgress implements PhaseProgress, AutoCloseable {
 
     private final Output out;
     private Progress current;

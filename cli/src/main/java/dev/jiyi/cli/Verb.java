@@ -32,7 +32,12 @@ abstract class Verb implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Output out = output();
-        try (Jiyi jiyi = Jiyi.open(root().resolveHome(), root().env())) {
+        Jiyi opened;
+        try (PhasedProgress building = new PhasedProgress(out)) { // an index build at open, if any
+            opened = Jiyi.open(root().resolveHome(), root().env(), building);
+            building.finished();
+        }
+        try (Jiyi jiyi = opened) {
             return run(jiyi, out);
         }
     }

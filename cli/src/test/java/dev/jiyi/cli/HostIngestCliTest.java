@@ -89,13 +89,14 @@ class HostIngestCliTest {
         assertThat(again.code()).as(again.toString()).isZero();
         assertThat(summary(again).get("skipped").asLong()).isEqualTo(3);
         assertThat(summary(again).get("created").asLong()).isZero();
-        assertThat(summary(again).get("checkpoints").asLong()).as("the checkpoint after the cursor's message is saved again")
-                .isEqualTo(1);
+        assertThat(summary(again).get("checkpoints").asLong()).as("an equal checkpoint is not saved twice").isZero();
+        assertThat(summary(again).get("checkpoints_skipped").asLong()).isEqualTo(1);
+        assertThat(cli.query("SELECT count(*) FROM checkpoints")).containsExactly("1");
 
         // History plus new messages: only the new ones are captured; the cursor moves to the last.
         CliRunner.Result more = cli.runWithStdin(input(chat(5)), "host-ingest", "--instance", "desk-1");
         assertThat(more.code()).as(more.toString()).isZero();
-        assertThat(more.out()).contains("2 new message(s)", "3 line(s) skipped", "at m5 (version 3)");
+        assertThat(more.out()).contains("2 new message(s)", "3 skipped as captured before", "at m5 (version 3)");
         assertThat(cli.query("SELECT count(*) FROM events")).containsExactly("5");
 
         // Only the new messages, without the history: all are new, none is stored twice.
@@ -128,7 +129,8 @@ class HostIngestCliTest {
     }
 
     @Test
-    @DisplayName("H1 bad input changes no cursor: a bad line (named by number), another scope, an unknown covered message, a changed payload (exit 3)")
+    @DisplayName("H1 bad input moves no cursor: a bad line is named by number (the lines before it stay committed), "
+            + "another scope is refused, a changed payload is a conflict (exit 3)")
     void badInput() {
         CliRunner cli = new CliRunner(dir.resolve("home"));
         List<String> lines = new ArrayList<>(chat(2));
@@ -136,14 +138,15 @@ class HostIngestCliTest {
         CliRunner.Result r = cli.runWithStdin(input(lines), "host-ingest", "--instance", "desk-1");
         assertThat(r.code()).as(r.toString()).isEqualTo(ExitCode.INVALID);
         assertThat(r.err()).contains("line 3", "occurred_at").doesNotContain("没有时区");
+        assertThat(cli.query("SELECT id FROM events ORDER BY sequence")).containsExactly("m1", "m2");
         assertThat(cli.query("SELECT count(*) FROM capture_cursors")).containsExactly("0");
 
-        CliRunner.Result unknown = cli.runWithStdin(input(List.of(chat(1).getFirst(), checkpoint("目标", "nope"))),
+        CliRunner.Result shape = cli.runWithStdin(input(List.of(message("m9", "user", "九", 9),
+                "{\"checkpoint\":{\"session\":\"chat-1\",\"goal\":\"目标\"}}", message("m10", "user", "十", 10))),
                 "host-ingest", "--instance", "desk-1");
-        assertThat(unknown.code()).as(unknown.toString()).isEqualTo(ExitCode.INVALID);
-        assertThat(unknown.err()).contains("line 2", "covered_id");
-        assertThat(cli.query("SELECT count(*) FROM capture_cursors")).containsExactly("0");
-        assertThat(cli.query("SELECT count(*) FROM checkpoints")).containsExactly("0");
+        assertThat(shape.code()).as("a checkpoint's shape is checked when its line is read").isEqualTo(ExitCode.INVALID);
+        assertThat(shape.err()).contains("line 2", "covered");
+        assertThat(cli.query("SELECT count(*) FROM events WHERE id = 'm10'")).containsExactly("0");
 
         assertThat(cli.runWithStdin(input(chat(2)), "host-ingest", "--instance", "desk-1").code()).isZero();
         CliRunner.Result elsewhere = cli.runWithStdin(input(chat(3)), "--project", "other", "host-ingest", "--instance", "desk-1");
@@ -158,6 +161,51 @@ class HostIngestCliTest {
         assertThat(conflict.err()).doesNotContain("改过的内容");
         assertThat(cli.query("SELECT count(*) FROM capture_cursors WHERE instance_id = 'desk-2'")).containsExactly("0");
         assertThat(cli.query("SELECT text FROM events WHERE id = 'm3'")).containsExactly(CHAT[2][2]);
+    }
+
+    @Test
+    @DisplayName("D4 the cursor is a time, not a line to find: a history whose last message was regenerated, "
+            + "or that repeats an ID, brings back nothing deleted")
+    void cursorIsATime() {
+        CliRunner cli = new CliRunner(dir.resolve("home"));
+        assertThat(cli.runWithStdin(input(chat(4)), "host-ingest", "--instance", "desk-1").code()).isZero();
+        assertThat(cli.run("delete", "--event", "m1").code()).isZero();
+        // The host regenerated the last answer (m4 became m4b) and replays what it shows.
+        List<String> regenerated = new ArrayList<>(chat(3));
+        regenerated.add(message("m4b", "assistant", "重新生成的回答 regenerated", 9));
+        CliRunner.Result r = cli.runWithStdin(input(regenerated), "host-ingest", "--instance", "desk-1");
+        assertThat(r.code()).as(r.toString()).isZero();
+        assertThat(cli.query("SELECT id FROM events ORDER BY sequence")).containsExactly("m2", "m3", "m4", "m4b");
+        assertThat(cli.query("SELECT cursor FROM capture_cursors")).containsExactly("m4b");
+
+        CliRunner other = new CliRunner(dir.resolve("other"));
+        List<String> repeated = new ArrayList<>(chat(3));
+        repeated.add(chat(2).get(1)); // m2 again, after m3
+        assertThat(other.runWithStdin(input(repeated), "host-ingest", "--instance", "desk-1").code()).isZero();
+        assertThat(other.query("SELECT cursor FROM capture_cursors")).as("the newest message, not the last line").containsExactly("m3");
+        assertThat(other.run("delete", "--event", "m3").code()).isZero();
+        assertThat(other.runWithStdin(input(repeated), "host-ingest", "--instance", "desk-1").code()).isZero();
+        assertThat(other.query("SELECT id FROM events ORDER BY sequence")).containsExactly("m1", "m2");
+    }
+
+    @Test
+    @DisplayName("H1 a checkpoint whose message was deleted is skipped with a warning: the cursor still moves, later deletions stay deleted")
+    void checkpointOfADeletedMessage() {
+        CliRunner cli = new CliRunner(dir.resolve("home"));
+        List<String> lines = new ArrayList<>(chat(2));
+        lines.add(checkpoint("搬家 move", "m2"));
+        assertThat(cli.runWithStdin(input(lines), "host-ingest", "--instance", "desk-1").code()).isZero();
+        assertThat(cli.run("delete", "--event", "m2").code()).isZero();
+        lines.add(message("m3", "user", "新的 new", 3));
+        CliRunner.Result r = cli.runWithStdin(input(lines), "--json", "host-ingest", "--instance", "desk-1");
+        assertThat(r.code()).as(r.toString()).isZero();
+        assertThat(r.err()).contains("not saved");
+        assertThat(summary(r).get("checkpoints_skipped").asLong()).isEqualTo(1);
+        assertThat(cli.query("SELECT cursor FROM capture_cursors")).containsExactly("m3");
+        assertThat(cli.query("SELECT id FROM events ORDER BY sequence")).containsExactly("m1", "m3");
+        assertThat(cli.run("delete", "--event", "m3").code()).isZero();
+        assertThat(cli.runWithStdin(input(lines), "host-ingest", "--instance", "desk-1").code()).isZero();
+        assertThat(cli.query("SELECT id FROM events ORDER BY sequence")).containsExactly("m1");
     }
 
     @Test
@@ -215,6 +263,24 @@ class HostIngestCliTest {
         assertThat(cli.query("SELECT count(DISTINCT id) FROM events")).containsExactly("30");
         assertThat(cli.query("SELECT cursor || '@' || version FROM capture_cursors")).containsExactly("k29@1");
         assertThat(Map.of("doctor", cli.run("doctor").code())).containsEntry("doctor", 0);
+    }
+
+    @Test
+    @Timeout(180)
+    @DisplayName("H1 with a cursor in place, a host streaming only new messages gets each acknowledged as it commits, before its input ends")
+    void streamingAfterACursor() throws Exception {
+        CliRunner cli = new CliRunner(dir.resolve("home"));
+        assertThat(cli.runWithStdin(input(chat(3)), "host-ingest", "--instance", "desk-1").code()).isZero();
+        try (ChildCli child = ChildCli.start(cli, dir, "stream", "--json", "host-ingest", "--instance", "desk-1")) {
+            child.write(List.of(message("m4", "assistant", CHAT[3][2], 3)));
+            child.awaitAcks(1);
+            child.write(List.of(message("m5", "user", CHAT[4][2], 4)));
+            child.awaitAcks(2);
+            assertThat(cli.query("SELECT count(*) FROM events")).containsExactly("5");
+            child.writeAndClose(List.of());
+            assertThat(child.waitForExit()).isZero();
+        }
+        assertThat(cli.query("SELECT cursor || '@' || version FROM capture_cursors")).containsExactly("m5@2");
     }
 
     @Test

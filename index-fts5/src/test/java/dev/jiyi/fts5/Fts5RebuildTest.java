@@ -126,6 +126,7 @@ class Fts5RebuildTest {
                     }
                 }
             }
+            s.execute("ALTER TABLE capture_cursors DROP COLUMN occurred_at"); // migration 12
             s.execute("PRAGMA user_version = 3");
         }
     }
@@ -203,6 +204,10 @@ class Fts5RebuildTest {
                 }
             }
             s.execute("UPDATE index_state SET version = 'fts5-secure-delete-1/analysis-1' WHERE name = 'fts5'");
+            for (String column : List.of("events_built", "events_target", "memories_built", "memories_target")) {
+                s.execute("ALTER TABLE index_state DROP COLUMN " + column); // migration 11 runs again
+            }
+            s.execute("ALTER TABLE capture_cursors DROP COLUMN occurred_at"); // and 12
             s.execute("PRAGMA user_version = 9");
         }
 

@@ -108,17 +108,19 @@ class UpgradeFromEveryVersionTest {
      * files, so an edit to a released migration would go unnoticed here and break real users' files
      * made with the old text. A change must be a new migration, never an edit (the contract: explicit migrations).
      */
-    private static final Map<String, String> RELEASED = Map.of(
-            "V1__base.sql", "ed13c24da70fdbb88c3505dc479ac919789091256f9d0dbe2e910790eae3266e",
-            "V2__gists_cues_lookups.sql", "cb598f0f3cccb76091c8004fbb9e1247972577fa0b87b964a916679a27141c29",
-            "V3__capture_cursors.sql", "51fdbfb1899fd0cf90b39e071814dc42f9ba6f308dd50231a6e029d8f76943f6",
-            "V4__fts5_secure_delete.sql", "7623025db888060d369b13cd662b035119af651c5a534262f38477494ff5ab48",
-            "V5__extractions.sql", "59191fe606b04baaff56d383af806ededcabe647d053797fcbc30378f6e9fe0b",
-            "V6__change_log_vectors.sql", "2d9d03f44e0bef4be6c531bae8865835e718cb55e12768cbfe4b084e4e4361e3",
-            "V7__emotion_index.sql", "02cb8fa56c814052fdc494f4b943b1b7c5564bc6fd72af0376483b76d4ebf0ad",
-            "V8__turn_context.sql", "754a62acfd2d6354c3c2862294600c3e7f262652123faa83b5869c7a61664b5c",
-            "V9__context_at_recall.sql", "062e3aeacc198899af6acc8f57399e65ec15ba7edfc189712d5ab1edc679a727",
-            "V10__fts5_scope_column.sql", "870199a4c0e519d2758c5d90566808c1f0fb6d9811bef369e61da7d52695ebee");
+    private static final Map<String, String> RELEASED = Map.ofEntries(
+            Map.entry("V1__base.sql", "ed13c24da70fdbb88c3505dc479ac919789091256f9d0dbe2e910790eae3266e"),
+            Map.entry("V2__gists_cues_lookups.sql", "cb598f0f3cccb76091c8004fbb9e1247972577fa0b87b964a916679a27141c29"),
+            Map.entry("V3__capture_cursors.sql", "51fdbfb1899fd0cf90b39e071814dc42f9ba6f308dd50231a6e029d8f76943f6"),
+            Map.entry("V4__fts5_secure_delete.sql", "7623025db888060d369b13cd662b035119af651c5a534262f38477494ff5ab48"),
+            Map.entry("V5__extractions.sql", "59191fe606b04baaff56d383af806ededcabe647d053797fcbc30378f6e9fe0b"),
+            Map.entry("V6__change_log_vectors.sql", "2d9d03f44e0bef4be6c531bae8865835e718cb55e12768cbfe4b084e4e4361e3"),
+            Map.entry("V7__emotion_index.sql", "02cb8fa56c814052fdc494f4b943b1b7c5564bc6fd72af0376483b76d4ebf0ad"),
+            Map.entry("V8__turn_context.sql", "754a62acfd2d6354c3c2862294600c3e7f262652123faa83b5869c7a61664b5c"),
+            Map.entry("V9__context_at_recall.sql", "062e3aeacc198899af6acc8f57399e65ec15ba7edfc189712d5ab1edc679a727"),
+            Map.entry("V10__fts5_scope_column.sql", "870199a4c0e519d2758c5d90566808c1f0fb6d9811bef369e61da7d52695ebee"),
+            Map.entry("V12__capture_cursor_time.sql", "26bb9b35c755022c3f22eeee4e0fc92223c89502979d9b839635fbc0c96df2c0"),
+            Map.entry("V11__index_builds.sql", "0624917066e08f59f2a94f3ed9552bc75c7533dc7ec1110ba8cf0767de5179e9"));
 
     @Test
     @DisplayName("O2 released migrations are never edited: each file's SHA-256 is the one it was released with")

@@ -1,13 +1,13 @@
 package dev.jiyi.authority;
 
 /**
- * What a long archive operation reports as it goes (export, import, restore): each phase with how
- * many items it will take (zero or less when unknown), then the items as they are done.
+ * What long work reports as it goes (export, import, restore, an index build at open): each phase
+ * with how many items it will take (zero or less when unknown), then the items as they are done.
  */
-public interface ArchiveProgress {
+public interface PhaseProgress {
 
     /** Does not report. */
-    ArchiveProgress NONE = new ArchiveProgress() {
+    PhaseProgress NONE = new PhaseProgress() {
         @Override
         public void begin(String phase, long total) {
         }
