@@ -36,33 +36,12 @@ import tools.jackson.core.json.JsonFactory;
  */
 final class ArchiveImport {
 
-    private static final JsonFactory JSON = JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder()
-                    .maxStringLength(ArchiveInput.MAX_STRING)
-                    .maxNameLength(200)
-                    .maxNumberLength(40)
-                    .maxNestingDepth(4)
-                    .build())
-            .build();
-
-    /** More fields than any table has columns: the row is refused before it grows. */
-    private static final int MAX_FIELDS = 64;
-    /** More items than a line can hold (each at least two characters): bounded by the line, not by a count. */
-    private static final int MAX_LIST = ArchiveInput.MAX_LINE / 2;
-    /** Keys and counters stay exact as JSON numbers in any reader (2^53). */
-    static final long MAX_KEY = 1L << 53;
-    private static final Object NULL = new Object();
-
     private final Sql sql;
     private final PhaseProgress progress;
     private final Map<String, Long> rows = new LinkedHashMap<>();
     private final Map<String, Integer> closingLines = new HashMap<>();
-    private Header header;
+    private ArchiveReader.Header header;
     private int lastTable = -1;
-
-    /** The header: its format version, the scope of a scope export (or null), counters and counts. */
-    private record Header(int version, Scope scope, Map<String, Long> sequences, Map<String, Long> counts, boolean json) {
-    }
 
     private ArchiveImport(Sql sql, PhaseProgress progress) {
         this.sql = sql;
@@ -78,27 +57,21 @@ final class ArchiveImport {
         sql.prepare("DELETE FROM personas").executeUpdate(); // neutral versions only (checked above)
         ArchiveImport archive = new ArchiveImport(sql, progress);
         ArchiveInput input = new ArchiveInput(in);
-        JsonParser p = JSON.createParser(ObjectReadContext.empty(), input);
+        JsonParser p = ArchiveReader.JSON.createParser(ObjectReadContext.empty(), input);
         try {
             archive.read(p);
         } catch (UnexpectedEndOfInputException e) {
             throw new InvalidInputException("archive", "ends in the middle of a row: it is truncated");
         } catch (StreamConstraintsException e) {
-            throw new InvalidInputException("line " + line(e, p),
+            throw new InvalidInputException("line " + ArchiveReader.line(e, p),
                     "holds a value beyond the limits of an archive (a text, a number or a name too long, or nested too deep)");
         } catch (JacksonException e) {
-            throw new InvalidInputException("line " + line(e, p), "must be valid JSON");
+            throw new InvalidInputException("line " + ArchiveReader.line(e, p), "must be valid JSON");
         } finally {
             p.close();
         }
         archive.checkWhole();
         return new ArchiveReport(null, input.bytesRead(), archive.header.version(), archive.rows);
-    }
-
-    /** The line of a parser error (Jackson leaves some without a location: then where the parser is). */
-    private static int line(JacksonException e, JsonParser p) {
-        return e.getLocation() != null && e.getLocation().getLineNr() > 0 ? e.getLocation().getLineNr()
-                : p.currentLocation().getLineNr();
     }
 
     /** O4: an import goes into an empty database only, never merged into data already there. */
@@ -131,7 +104,7 @@ final class ArchiveImport {
         if (p.nextToken() != JsonToken.START_OBJECT) {
             throw new InvalidInputException("line 1", "must begin with the archive's header, a JSON object");
         }
-        header = header(p);
+        header = ArchiveReader.header(p, rows.keySet());
         progress.begin("import", header.counts().values().stream().mapToLong(Long::longValue).sum());
         while (true) {
             JsonToken t = p.nextToken();
@@ -154,111 +127,10 @@ final class ArchiveImport {
         }
     }
 
-    private Header header(JsonParser p) {
-        String format = null;
-        Long version = null;
-        Scope scope = null;
-        Map<String, Long> sequences = null;
-        Map<String, Long> counts = null;
-        boolean unknown = false;
-        boolean json = false;
-        JsonToken t;
-        while ((t = p.nextToken()) == JsonToken.PROPERTY_NAME) {
-            String name = p.currentName();
-            JsonToken value = p.nextToken();
-            switch (name) {
-                case "format" -> {
-                    format = value == JsonToken.VALUE_STRING ? p.getString() : "";
-                    p.skipChildren(); // an array or object where the name belongs: skipped whole, then refused
-                }
-                case "version" -> {
-                    version = value == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER
-                            ? p.getLongValue() : -1L;
-                    p.skipChildren();
-                }
-                case "scope" -> scope = value == JsonToken.VALUE_NULL ? null : scope(p, value);
-                case "sequences" -> sequences = numbers(p, value, "header.sequences");
-                case "counts" -> counts = numbers(p, value, "header.counts");
-                case "rows" -> {
-                    if (value != JsonToken.START_ARRAY) {
-                        throw new InvalidInputException("header.rows", "must be an array of rows");
-                    }
-                    json = true;
-                }
-                default -> {
-                    unknown = true;
-                    p.skipChildren();
-                }
-            }
-            if (json) {
-                break;
-            }
-        }
-        if (!json && t != JsonToken.END_OBJECT) {
-            throw new InvalidInputException("line 1", "must be the archive's header, a JSON object");
-        }
-        if (!ArchiveExport.FORMAT.equals(format)) {
-            throw new InvalidInputException("header.format", "must be " + ArchiveExport.FORMAT + ": this is not a jiyi archive");
-        }
-        if (version == null || version < 1) {
-            throw new InvalidInputException("header.version", "must be a format version, a whole number from 1");
-        }
-        if (version > ArchiveExport.VERSION) {
-            throw new RefusedException("the archive's format version is newer than this jiyi reads (up to "
-                    + ArchiveExport.VERSION + "); import it with a newer jiyi");
-        }
-        if (unknown) {
-            throw new InvalidInputException("header", "holds a field that format version " + version + " does not have");
-        }
-        if (sequences == null || !sequences.keySet().equals(new java.util.HashSet<>(ArchiveExport.SEQUENCES))) {
-            throw new InvalidInputException("header.sequences", "must give the counter of each of " + ArchiveExport.SEQUENCES);
-        }
-        if (counts == null || !counts.keySet().equals(rows.keySet())) {
-            throw new InvalidInputException("header.counts", "must give the row count of each archived table");
-        }
-        return new Header(version.intValue(), scope, sequences, counts, json);
-    }
-
-    private static Scope scope(JsonParser p, JsonToken value) {
-        if (value != JsonToken.START_OBJECT) {
-            throw new InvalidInputException("header.scope", "must be null or an object with persona and project");
-        }
-        String persona = null;
-        String project = null;
-        while (p.nextToken() == JsonToken.PROPERTY_NAME) {
-            String name = p.currentName();
-            String text = p.nextToken() == JsonToken.VALUE_STRING ? p.getString() : null;
-            switch (name) {
-                case "persona" -> persona = Ids.check("header.scope.persona", text);
-                case "project" -> project = Ids.check("header.scope.project", text);
-                default -> throw new InvalidInputException("header.scope", "must hold only persona and project");
-            }
-        }
-        if (persona == null || project == null) {
-            throw new InvalidInputException("header.scope", "must hold persona and project");
-        }
-        return new Scope(persona, project);
-    }
-
-    private static Map<String, Long> numbers(JsonParser p, JsonToken value, String field) {
-        if (value != JsonToken.START_OBJECT) {
-            throw new InvalidInputException(field, "must be an object of whole numbers");
-        }
-        Map<String, Long> out = new LinkedHashMap<>();
-        while (p.nextToken() == JsonToken.PROPERTY_NAME) {
-            String name = p.currentName();
-            if (p.nextToken() != JsonToken.VALUE_NUMBER_INT || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
-                    || p.getLongValue() < 0 || out.put(name, p.getLongValue()) != null || out.size() > MAX_FIELDS) {
-                throw new InvalidInputException(field, "must be an object of whole numbers from 0, each named once");
-            }
-        }
-        return out;
-    }
-
     // ---------------------------------------------------------------- one row
 
     private void row(JsonParser p, int line) throws SQLException {
-        Map<String, Object> fields = fields(p, line);
+        Map<String, Object> fields = ArchiveReader.fields(p, line);
         Object name = fields.remove("table");
         ArchiveTable table = name instanceof String s ? ArchiveTable.named(s) : null;
         if (table == null) {
@@ -278,7 +150,7 @@ final class ArchiveImport {
             if (!fields.containsKey(c.name())) {
                 throw new InvalidInputException(field, "is required (null where there is no value)");
             }
-            values[i] = value(c, fields.remove(c.name()), field);
+            values[i] = ArchiveReader.value(c, fields.remove(c.name()), field);
             named.put(c.name(), values[i]);
         }
         if (!fields.isEmpty()) {
@@ -304,119 +176,6 @@ final class ArchiveImport {
         String field(String column) {
             return "line " + line + ": " + table.table() + "." + column;
         }
-    }
-
-    private static Map<String, Object> fields(JsonParser p, int line) {
-        Map<String, Object> fields = new LinkedHashMap<>();
-        JsonToken t;
-        while ((t = p.nextToken()) == JsonToken.PROPERTY_NAME) {
-            String name = p.currentName();
-            Object value = switch (p.nextToken()) {
-                case VALUE_STRING -> p.getString();
-                case VALUE_NUMBER_INT -> {
-                    if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-                        throw new InvalidInputException("line " + line, "holds a whole number too large for a row");
-                    }
-                    yield p.getLongValue();
-                }
-                case VALUE_NUMBER_FLOAT -> p.getDoubleValue();
-                case VALUE_TRUE -> Boolean.TRUE;
-                case VALUE_FALSE -> Boolean.FALSE;
-                case VALUE_NULL -> NULL;
-                case START_ARRAY -> list(p, line);
-                default -> throw new InvalidInputException("line " + line, "must hold only strings, numbers, booleans, "
-                        + "null and arrays of strings: a row has no nested objects");
-            };
-            if (fields.put(name, value) != null || fields.size() > MAX_FIELDS) {
-                throw new InvalidInputException("line " + line, "must name each field once");
-            }
-        }
-        if (t != JsonToken.END_OBJECT) {
-            throw new InvalidInputException("line " + line, "must be a row: a JSON object");
-        }
-        return fields;
-    }
-
-    private static List<String> list(JsonParser p, int line) {
-        List<String> items = new ArrayList<>();
-        JsonToken t;
-        while ((t = p.nextToken()) == JsonToken.VALUE_STRING) {
-            if (items.size() == MAX_LIST) {
-                throw new InvalidInputException("line " + line, "holds a list longer than any column's");
-            }
-            items.add(p.getString());
-        }
-        if (t != JsonToken.END_ARRAY) {
-            throw new InvalidInputException("line " + line, "must hold lists of strings only");
-        }
-        return items;
-    }
-
-    /** The value as stored, checked against its column: type, bounds, codes, limits, times with an offset. */
-    private static Object value(ArchiveTable.Column c, Object v, String field) {
-        if (v == NULL) {
-            if (!c.nullable()) {
-                throw new InvalidInputException(field, "must not be null");
-            }
-            return null;
-        }
-        return switch (c.type()) {
-            case ID -> Ids.check(field, string(v, field));
-            case TEXT -> Limits.requireText(field, string(v, field), (int) c.max());
-            case ORIGINAL -> {
-                String text = Limits.wellFormed(field, string(v, field));
-                if (text.isEmpty() || text.length() > c.max()) {
-                    throw new InvalidInputException(field, "must be 1 to " + (long) c.max() + " characters");
-                }
-                yield text;
-            }
-            case ENUM -> {
-                String code = string(v, field);
-                if (!c.codes().contains(code)) {
-                    throw new InvalidInputException(field, "must be one of " + new TreeSet<>(c.codes()));
-                }
-                yield code;
-            }
-            case TIME -> Times.format(Times.parse(field, string(v, field)));
-            case INT -> {
-                if (!(v instanceof Long n) || n < c.min() || n > MAX_KEY) {
-                    throw new InvalidInputException(field, "must be a whole number from " + (long) c.min() + " to " + MAX_KEY);
-                }
-                yield n;
-            }
-            case REAL -> {
-                double d = v instanceof Long n ? n : v instanceof Double x ? x : Double.NaN;
-                if (!(d >= c.min() && d <= c.max())) {
-                    throw new InvalidInputException(field, "must be a number from " + c.min() + " to " + c.max());
-                }
-                yield d;
-            }
-            case BOOL -> {
-                if (!(v instanceof Boolean b)) {
-                    throw new InvalidInputException(field, "must be true or false");
-                }
-                yield b;
-            }
-            case LIST -> {
-                if (!(v instanceof List<?> items) || items.size() > c.max()) {
-                    throw new InvalidInputException(field, "must be an array of at most " + (long) c.max() + " strings");
-                }
-                for (Object item : items) {
-                    String s = Limits.wellFormed(field, (String) item);
-                    if (s.length() > c.itemMax()) {
-                        throw new InvalidInputException(field, "must hold strings of at most " + c.itemMax() + " characters");
-                    }
-                }
-                yield items;
-            }
-        };
-    }
-
-    private static String string(Object v, String field) {
-        if (!(v instanceof String s)) {
-            throw new InvalidInputException(field, "must be a string");
-        }
-        return s;
     }
 
     // ---------------------------------------------------------------- references, checked as each row arrives
@@ -606,9 +365,9 @@ final class ArchiveImport {
             String key = table.equals("events") ? "sequence" : table.equals("memories") ? "seq" : "id";
             long max = Long.parseLong(Sql.strings(sql.prepare("SELECT coalesce(max(" + key + "), 0) FROM " + table)).getFirst());
             long counter = header.sequences().get(table);
-            if (counter < max || counter > MAX_KEY) {
+            if (counter < max || counter > ArchiveReader.MAX_KEY) {
                 throw new InvalidInputException("header.sequences." + table,
-                        "must be at least the largest key of its rows and at most " + MAX_KEY);
+                        "must be at least the largest key of its rows and at most " + ArchiveReader.MAX_KEY);
             }
             PreparedStatement set = sql.prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = ?");
             set.setLong(1, counter);

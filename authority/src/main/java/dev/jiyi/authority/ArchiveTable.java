@@ -55,7 +55,8 @@ enum ArchiveTable {
             list("rejected", Integer.MAX_VALUE, Limits.MAX_CHECKPOINT_TEXT), col("completed_at", Type.TIME)),
     CAPTURE_CURSORS("capture_cursors", "instance_id", Scoping.SCOPE,
             col("instance_id", Type.ID), col("persona_id", Type.ID), col("project_id", Type.ID), col("cursor", Type.ID),
-            optional("occurred_at", Type.TIME), count("version", 0), col("updated_at", Type.TIME));
+            optional("occurred_at", Type.TIME), list("ids_at", 10_000, Ids.MAX_ID_LENGTH), count("version", 0),
+            col("updated_at", Type.TIME));
 
     /** The value types of archive columns, as they appear in JSON. */
     enum Type {

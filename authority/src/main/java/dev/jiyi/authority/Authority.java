@@ -86,8 +86,7 @@ public final class Authority implements AutoCloseable {
             Sql inMigration = new Sql(migrated);
             try {
                 Indexes refill = new Indexes(inMigration, attached);
-                refill.prepare();
-                refill.beginBuilds();
+                refill.beginBuilds(); // records the build only: no tokenizer needed under the lock
             } finally {
                 inMigration.closeStatements();
             }
@@ -481,10 +480,10 @@ public final class Authority implements AutoCloseable {
     }
 
     /** H1: saves a capture's checkpoints, moves its cursor, in one transaction ({@link CaptureCursors#advance}). */
-    public synchronized CaptureCursor.Advanced advanceCapture(Scope scope, String instanceId, long expectedVersion,
-                                                              String position, Instant occurredAt, List<CheckpointDraft> checkpoints) {
+    public synchronized CaptureCursor.Advanced advanceCapture(Scope scope, String instanceId, long expectedVersion, String position,
+                                                              Instant at, List<String> idsAt, List<CheckpointDraft> checkpoints) {
         return tx.write("advancing a capture cursor", () -> cursors.advance(scope, Ids.check("instance", instanceId),
-                expectedVersion, Ids.check("cursor", position), Times.checkRange("occurred_at", occurredAt), checkpoints));
+                expectedVersion, Ids.check("cursor", position), Times.checkRange("occurred_at", at), idsAt, checkpoints));
     }
 
     /** Row counts of the authoritative tables, from one snapshot, without doctor's checks. */

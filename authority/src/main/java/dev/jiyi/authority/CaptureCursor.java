@@ -9,10 +9,26 @@ import java.time.Instant;
  * of the same instance is detected. Archives keep it (D4): a replay after a restore skips what was
  * captured, and so never brings back an event deleted since.
  *
- * @param occurredAt null for a cursor written before migration 12
+ * @param occurredAt null for a cursor written before migration 12 whose message was gone by then
+ * @param idsAt the messages captured at exactly {@code occurredAt}
  */
-public record CaptureCursor(String instanceId, Scope scope, String position, Instant occurredAt, long version,
-                            Instant updatedAt) {
+public record CaptureCursor(String instanceId, Scope scope, String position, Instant occurredAt,
+                            java.util.List<String> idsAt, long version, Instant updatedAt) {
+
+    public CaptureCursor {
+        idsAt = java.util.List.copyOf(idsAt);
+    }
+
+    /** Whether a message was captured before: the cursor's own, one at its time it lists, or one that occurred earlier. */
+    public boolean covers(String id, Instant at) {
+        if (id.equals(position)) {
+            return true;
+        }
+        if (occurredAt == null) {
+            return false;
+        }
+        return at.isBefore(occurredAt) || (at.equals(occurredAt) && idsAt.contains(id));
+    }
 
     /** What a capture's last transaction did: the cursor as it now is, and its checkpoints saved and skipped. */
     public record Advanced(CaptureCursor cursor, int checkpointsSaved, int checkpointsSkipped) {

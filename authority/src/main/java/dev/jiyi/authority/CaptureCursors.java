@@ -14,7 +14,7 @@ import java.util.Optional;
  * leaves the cursor where it was (a replay resubmits the same stable IDs, which changes nothing,
  * E2), and of two captures of one instance that read the same version only the first moves it.
  * A checkpoint equal to one already saved (a replay) is not saved again, nor is one whose message
- * is gone (deleted since): either would wedge or repeat every later replay.
+ * is gone (deleted since): the one would repeat at every replay, the other wedge every later one.
  */
 final class CaptureCursors {
 
@@ -27,20 +27,23 @@ final class CaptureCursors {
     }
 
     Optional<CaptureCursor> get(String instanceId) throws SQLException {
-        PreparedStatement ps = sql.prepare("SELECT instance_id, persona_id, project_id, cursor, occurred_at, version, "
+        PreparedStatement ps = sql.prepare("SELECT instance_id, persona_id, project_id, cursor, occurred_at, ids_at, version, "
                 + "updated_at FROM capture_cursors WHERE instance_id = ?");
         ps.setString(1, instanceId);
         return Sql.first(ps, rs -> new CaptureCursor(rs.getString(1), new Scope(rs.getString(2), rs.getString(3)),
-                rs.getString(4), Times.read(rs.getString(5)), rs.getLong(6), Times.read(rs.getString(7))));
+                rs.getString(4), Times.read(rs.getString(5)), JsonStrings.decode(rs.getString(6)), rs.getLong(7),
+                Times.read(rs.getString(8))));
     }
 
     /**
      * Saves the new checkpoints, then moves the cursor to the message {@code position} that occurred
-     * at {@code occurredAt}, if it is still at {@code expectedVersion} (0: the instance has no cursor
-     * yet); otherwise refuses, and the caller's transaction rolls the checkpoints back with it.
+     * at {@code occurredAt} (with {@code idsAt}, every message captured at that time), if it is still
+     * at {@code expectedVersion} (0: the instance has no cursor yet); otherwise refuses, and the
+     * caller's transaction rolls the checkpoints back with it.
      */
     CaptureCursor.Advanced advance(Scope scope, String instanceId, long expectedVersion, String position,
-                                   Instant occurredAt, List<CheckpointDraft> drafts) throws SQLException {
+                                   Instant occurredAt, List<String> idsAt, List<CheckpointDraft> drafts)
+            throws SQLException {
         Optional<CaptureCursor> current = get(instanceId);
         if (current.isPresent() && !current.get().scope().equals(scope)) {
             throw new InvalidInputException("instance", "captures into another persona and project: one instance has one scope");
@@ -52,35 +55,32 @@ final class CaptureCursors {
         }
         int saved = 0;
         for (CheckpointDraft d : drafts) {
-            if (covers(scope, d) && !alreadySaved(scope, d)) {
+            // A covered event that is gone was deleted since; one of another scope or session is an error (K1).
+            if (exists(d.coveredSequence()) && !alreadySaved(scope, d)) {
                 checkpoints.save(scope, d);
                 saved++;
             }
         }
         Instant now = Times.now();
         PreparedStatement ps = sql.prepare("INSERT INTO capture_cursors (instance_id, persona_id, project_id, cursor, "
-                + "occurred_at, version, updated_at) VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT (instance_id) DO UPDATE SET "
-                + "cursor = excluded.cursor, occurred_at = excluded.occurred_at, version = capture_cursors.version + 1, "
-                + "updated_at = excluded.updated_at");
+                + "occurred_at, ids_at, version, updated_at) VALUES (?, ?, ?, ?, ?, ?, 1, ?) ON CONFLICT (instance_id) "
+                + "DO UPDATE SET cursor = excluded.cursor, occurred_at = excluded.occurred_at, ids_at = excluded.ids_at, "
+                + "version = capture_cursors.version + 1, updated_at = excluded.updated_at");
         ps.setString(1, instanceId);
         ps.setString(2, scope.personaId());
         ps.setString(3, scope.projectId());
         ps.setString(4, position);
         ps.setString(5, Times.format(occurredAt));
-        ps.setString(6, Times.format(now));
+        ps.setString(6, JsonStrings.encode(idsAt));
+        ps.setString(7, Times.format(now));
         ps.executeUpdate();
-        CaptureCursor moved = new CaptureCursor(instanceId, scope, position, occurredAt, version + 1, now);
+        CaptureCursor moved = new CaptureCursor(instanceId, scope, position, occurredAt, idsAt, version + 1, now);
         return new CaptureCursor.Advanced(moved, saved, drafts.size() - saved);
     }
 
-    /** Whether the checkpoint's covered event is still there, in its scope and session. */
-    private boolean covers(Scope scope, CheckpointDraft d) throws SQLException {
-        PreparedStatement ps = sql.prepare("SELECT 1 FROM events WHERE sequence = ? AND persona_id = ? AND project_id = ? "
-                + "AND session_id = ?");
-        ps.setLong(1, d.coveredSequence());
-        ps.setString(2, scope.personaId());
-        ps.setString(3, scope.projectId());
-        ps.setString(4, d.sessionId());
+    private boolean exists(long sequence) throws SQLException {
+        PreparedStatement ps = sql.prepare("SELECT 1 FROM events WHERE sequence = ?");
+        ps.setLong(1, sequence);
         try (ResultSet rs = ps.executeQuery()) {
             return rs.next();
         }

@@ -62,7 +62,7 @@ final class Doctor {
             // the next open that attaches it.
             boolean ftsCurrent;
             try (ResultSet rs = s.executeQuery("SELECT count(*) FROM index_state WHERE name = '" + FTS5_INDEX
-                    + "' AND version <> 'stale' AND events_target IS NULL")) {
+                    + "' AND version <> 'stale' AND version NOT LIKE '%#building'")) {
                 ftsCurrent = rs.next() && rs.getLong(1) > 0;
             }
             for (String table : ftsCurrent ? List.of("events", "memories") : List.<String>of()) {

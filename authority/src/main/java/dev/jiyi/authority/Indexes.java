@@ -107,7 +107,11 @@ final class Indexes {
     }
 
     void removalsDone(List<Event> events, List<Memory> memories) throws SQLException {
-        each(index -> index.removalsDone(sql, events, memories));
+        for (TransactionalIndex index : attached) {
+            Build build = builds.get(index.name());
+            index.removalsDone(sql, build == null ? events : events.stream().filter(e -> !build.lacksEvent(e.sequence())).toList(),
+                    build == null ? memories : memories.stream().filter(m -> !build.lacksMemory(m.rowId())).toList());
+        }
     }
 
     @FunctionalInterface
@@ -126,7 +130,7 @@ final class Indexes {
         List<TransactionalIndex> out = new java.util.ArrayList<>();
         for (TransactionalIndex index : attached) {
             String version = index.version();
-            if (version != null && !version.equals(storedVersion(index.name()))) {
+            if (version != null && !current(version, storedVersion(index.name()))) {
                 out.add(index);
             }
         }
@@ -146,6 +150,9 @@ final class Indexes {
             beginBuilds();
             return builds.values().stream().mapToLong(Build::remaining).sum();
         });
+        if (rows == 0) {
+            return; // rechecked under the lock: nothing (left) to build
+        }
         progress.begin("building the search index", rows);
         while (true) {
             long started = System.nanoTime();
@@ -173,8 +180,8 @@ final class Indexes {
     /**
      * Inside a write transaction that adds or removes indexed rows: makes every attached index current
      * before the write touches it, notes the builds in progress so that the write's removals respect
-     * them, and marks stale every index kept in this file that is not attached here (it would miss
-     * this write). An index is deleted from by its rows' tokens, so writing to an index built by
+     * them, and forgets the state of every index kept in this file that is not attached here (it
+     * would miss this write, so the next process that attaches it rebuilds it). An index is deleted from by its rows' tokens, so writing to an index built by
      * another version (a newer jiyi, another JDK's Unicode tables) would leave entries behind:
      * found here, in a process that was already open, it is rebuilt inside this write, whole.
      */
@@ -194,7 +201,7 @@ final class Indexes {
         Map<String, String> stored = readState();
         for (TransactionalIndex index : attached) {
             String version = index.version();
-            if (version != null && !version.equals(stored.remove(index.name()))) {
+            if (version != null && !current(version, stored.remove(index.name()))) {
                 if (inSteps) {
                     beginBuild(index);
                 } else {
@@ -216,15 +223,31 @@ final class Indexes {
         try (ResultSet rs = sql.prepare("SELECT name, version, events_built, events_target, memories_built, "
                 + "memories_target FROM index_state").executeQuery()) {
             while (rs.next()) {
-                stored.put(rs.getString(1), rs.getString(2));
+                String name = rs.getString(1);
+                String version = rs.getString(2);
+                stored.put(name, version);
+                boolean own = attached.stream().anyMatch(i -> i.name().equals(name) && building(i).equals(version));
                 rs.getLong(4);
-                if (!rs.wasNull()) {
-                    builds.put(rs.getString(1), new Build(rs.getLong(3), rs.getLong(4), rs.getLong(5), rs.getLong(6)));
+                if (own && !rs.wasNull()) {
+                    builds.put(name, new Build(rs.getLong(3), rs.getLong(4), rs.getLong(5), rs.getLong(6)));
                 }
             }
         }
-        builds.keySet().removeIf(name -> attached.stream().noneMatch(i -> i.name().equals(name)));
         return stored;
+    }
+
+    /**
+     * The version an index's build in progress is stored under: its own, marked, so that a process
+     * of another version (or a jiyi before migration 11, which knows no builds) sees a version not
+     * its own and rebuilds whole rather than take a partial index for complete or feed it its tokens.
+     */
+    private static String building(TransactionalIndex index) {
+        return index.version() + "#building";
+    }
+
+    /** Whether a stored version is this index's own: complete, or its own build in progress. */
+    private static boolean current(String version, String stored) {
+        return version.equals(stored) || (version + "#building").equals(stored);
     }
 
     /** Clears the index and records a build up to today's largest keys (complete at once when there are none). */
@@ -308,7 +331,7 @@ final class Indexes {
                 + "events_target = excluded.events_target, memories_built = excluded.memories_built, "
                 + "memories_target = excluded.memories_target");
         ps.setString(1, index.name());
-        ps.setString(2, index.version());
+        ps.setString(2, build == null ? index.version() : building(index));
         ps.setString(3, Times.format(Times.now()));
         for (int i = 0; i < 4; i++) {
             if (build == null) {

@@ -106,7 +106,7 @@ class ArchiveHostileTest {
                             .basis(Basis.USER_STATEMENT).text("每天跑步 runs every morning").quote("我每天早上跑步").build())),
                     List.of(new Rejection(1, "quote", "must be an exact substring of its event's text"))));
 
-            a.advanceCapture(WORK, "inst-1", 0, "pos-42", java.time.Instant.parse("2024-06-01T01:00:00Z"), List.of());
+            a.advanceCapture(WORK, "inst-1", 0, "pos-42", java.time.Instant.parse("2024-06-01T01:00:00Z"), List.of(), List.of());
 
             sourceCounts = a.exportArchive(source.resolve("a.jsonl"), ArchiveFormat.JSONL, null, PhaseProgress.NONE).rows();
             a.exportArchive(source.resolve("a.json"), ArchiveFormat.JSON, null, PhaseProgress.NONE);
@@ -659,7 +659,7 @@ class ArchiveHostileTest {
 
         Path cursorOnly = newDb();
         try (Authority a = Authority.open(cursorOnly, List.of())) {
-            a.advanceCapture(HOME, "inst-only", 0, "pos-only", java.time.Instant.parse("2024-06-01T01:00:00Z"), List.of());
+            a.advanceCapture(HOME, "inst-only", 0, "pos-only", java.time.Instant.parse("2024-06-01T01:00:00Z"), List.of(), List.of());
         }
         Map<String, List<String>> cursorBefore = AuthorityTestKit.dump(cursorOnly);
         try (Authority a = Authority.open(cursorOnly, List.of())) {

@@ -78,7 +78,7 @@ class ArchiveRoundTripTest {
         a.editPersona("alice", "温柔 gentle");
         a.editPersona("alice", "温柔 gentle, 简洁 concise");
         a.persona("小明", null);
-        a.advanceCapture(ALICE_WORK, "host-1", 0, "e3", java.time.Instant.parse("2024-06-01T01:00:00Z"), List.of());
+        a.advanceCapture(ALICE_WORK, "host-1", 0, "e3", java.time.Instant.parse("2024-06-01T01:00:00Z"), List.of(), List.of());
         submit(a, event("gone", ALICE_WORK, Role.USER, "to be deleted 删除", t("2024-06-03T07:00:00+08:00")));
         a.deleteEvent(ALICE_WORK, "gone");
         assertThat(shenzhen.id()).isNotNull();
@@ -192,7 +192,7 @@ class ArchiveRoundTripTest {
         Path archive;
         try (Authority a = Authority.open(dir.resolve("a.db"), List.of())) {
             fill(a);
-            a.advanceCapture(ALICE_WORK, "host-1", 1, "x1", java.time.Instant.parse("2024-06-01T01:00:00Z"), List.of());
+            a.advanceCapture(ALICE_WORK, "host-1", 1, "x1", java.time.Instant.parse("2024-06-01T01:00:00Z"), List.of(), List.of());
             archive = export(a, "a.jsonl", ArchiveFormat.JSONL, null);
         }
         try (Authority b = Authority.open(dir.resolve("b.db"), List.of())) {
@@ -202,9 +202,9 @@ class ArchiveRoundTripTest {
             assertThat(c.position()).isEqualTo("x1");
             assertThat(c.version()).isEqualTo(2);
             // the compare-and-set goes on from the archived version
-            assertThatThrownBy(() -> b.advanceCapture(ALICE_WORK, "host-1", 1, "e3", java.time.Instant.parse("2024-06-01T01:00:00Z"), List.of()))
+            assertThatThrownBy(() -> b.advanceCapture(ALICE_WORK, "host-1", 1, "e3", java.time.Instant.parse("2024-06-01T01:00:00Z"), List.of(), List.of()))
                     .isInstanceOf(ConflictException.class);
-            assertThat(b.advanceCapture(ALICE_WORK, "host-1", 2, "e3", java.time.Instant.parse("2024-06-01T01:00:00Z"), List.of()).cursor().version()).isEqualTo(3);
+            assertThat(b.advanceCapture(ALICE_WORK, "host-1", 2, "e3", java.time.Instant.parse("2024-06-01T01:00:00Z"), List.of(), List.of()).cursor().version()).isEqualTo(3);
         }
     }
 

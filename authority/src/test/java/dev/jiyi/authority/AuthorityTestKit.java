@@ -238,6 +238,7 @@ final class AuthorityTestKit {
     static void undoMigrationsAfter(Statement s, int version) throws SQLException {
         if (version < 12) {
             s.execute("ALTER TABLE capture_cursors DROP COLUMN occurred_at");
+            s.execute("ALTER TABLE capture_cursors DROP COLUMN ids_at");
         }
         if (version < 11) {
             for (String column : List.of("events_built", "events_target", "memories_built", "memories_target")) {

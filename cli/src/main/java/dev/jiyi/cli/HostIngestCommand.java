@@ -121,12 +121,23 @@ final class HostIngestCommand extends Verb {
         CaptureCursor.Advanced advanced = null;
         if (capture.newest != null || !drafts.isEmpty()) {
             Line newest = capture.newest;
-            String position = newest != null ? newest.message().id() : cursor.map(CaptureCursor::position).orElse(null);
-            if (position == null) {
+            if (newest == null && cursor.isEmpty()) {
                 throw new InvalidInputException("checkpoint", "must follow a captured message: this instance has captured none");
             }
-            advanced = authority.advanceCapture(scope, instance, cursor.map(CaptureCursor::version).orElse(0L), position,
-                    newest != null ? newest.message().occurredAt() : cursor.get().occurredAt(), drafts);
+            long version = cursor.map(CaptureCursor::version).orElse(0L);
+            if (newest == null) { // checkpoints only: the cursor stays where it is
+                CaptureCursor c = cursor.get();
+                advanced = authority.advanceCapture(scope, instance, version, c.position(), c.occurredAt(), c.idsAt(), drafts);
+            } else {
+                java.time.Instant at = newest.message().occurredAt();
+                Set<String> ids = new java.util.LinkedHashSet<>();
+                if (cursor.isPresent() && at.equals(cursor.get().occurredAt())) {
+                    ids.addAll(cursor.get().idsAt()); // the same instant: what was captured at it before still was
+                }
+                ids.addAll(capture.idsAtNewest);
+                advanced = authority.advanceCapture(scope, instance, version, newest.message().id(), at, List.copyOf(ids),
+                        drafts);
+            }
         }
         int skippedCheckpoints = unresolved + (advanced == null ? 0 : advanced.checkpointsSkipped());
         if (skippedCheckpoints > 0) {
@@ -204,6 +215,8 @@ final class HostIngestCommand extends Verb {
         private long existing;
         /** The new message that occurred last (the later line of two at the same time): the next cursor. */
         private Line newest;
+        /** The new messages at {@link #newest}'s time. */
+        private final Set<String> idsAtNewest = new java.util.LinkedHashSet<>();
 
         Capture(Authority authority, Output out, CaptureCursor cursor) {
             this.authority = authority;
@@ -224,23 +237,21 @@ final class HostIngestCommand extends Verb {
                 return;
             }
             chunk.add(line);
+            if (newest == null || m.occurredAt().isAfter(newest.message().occurredAt())) {
+                idsAtNewest.clear();
+            }
             if (newest == null || !m.occurredAt().isBefore(newest.message().occurredAt())) {
                 newest = line;
+                idsAtNewest.add(m.id());
             }
             if (chunk.size() >= chunkSize) {
                 flush(progress);
             }
         }
 
-        /** The cursor's message, or one that occurred before it: captured before, or deleted since. */
+        /** Captured before (or deleted since): see {@link CaptureCursor#covers}. */
         private boolean capturedBefore(EventSubmission m) {
-            if (cursor == null) {
-                return false;
-            }
-            if (m.id().equals(cursor.position())) {
-                return true;
-            }
-            return cursor.occurredAt() != null && m.occurredAt().isBefore(cursor.occurredAt());
+            return cursor != null && cursor.covers(m.id(), m.occurredAt());
         }
 
         void flush(Progress progress) {

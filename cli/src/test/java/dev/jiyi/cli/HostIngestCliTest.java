@@ -186,6 +186,18 @@ class HostIngestCliTest {
         assertThat(other.run("delete", "--event", "m3").code()).isZero();
         assertThat(other.runWithStdin(input(repeated), "host-ingest", "--instance", "desk-1").code()).isZero();
         assertThat(other.query("SELECT id FROM events ORDER BY sequence")).containsExactly("m1", "m2");
+
+        // Two turns in one instant: the one deleted stays deleted, a third of that instant is new.
+        CliRunner same = new CliRunner(dir.resolve("same"));
+        List<String> instant = List.of(message("s1", "user", "同一秒 first", 0), message("s2", "assistant", "同一秒 second", 0));
+        assertThat(same.runWithStdin(input(instant), "host-ingest", "--instance", "desk-1").code()).isZero();
+        assertThat(same.run("delete", "--event", "s1").code()).isZero();
+        List<String> more = new ArrayList<>(instant);
+        more.add(message("s3", "user", "同一秒 third", 0));
+        assertThat(same.runWithStdin(input(more), "host-ingest", "--instance", "desk-1").code()).isZero();
+        assertThat(same.query("SELECT id FROM events ORDER BY sequence")).containsExactly("s2", "s3");
+        assertThat(same.runWithStdin(input(more), "host-ingest", "--instance", "desk-1").code()).isZero();
+        assertThat(same.query("SELECT id FROM events ORDER BY sequence")).containsExactly("s2", "s3");
     }
 
     @Test
@@ -206,6 +218,14 @@ class HostIngestCliTest {
         assertThat(cli.run("delete", "--event", "m3").code()).isZero();
         assertThat(cli.runWithStdin(input(lines), "host-ingest", "--instance", "desk-1").code()).isZero();
         assertThat(cli.query("SELECT id FROM events ORDER BY sequence")).containsExactly("m1");
+
+        // A checkpoint of a message that is there but in another session is the host's mistake: refused (K1).
+        String wrongSession = "{\"checkpoint\":{\"session\":\"chat-2\",\"goal\":\"错\",\"covered_id\":\"m1\"}}";
+        CliRunner.Result wrong = cli.runWithStdin(input(List.of(message("m6", "user", "六", 6), wrongSession)),
+                "host-ingest", "--instance", "desk-1");
+        assertThat(wrong.code()).as(wrong.toString()).isEqualTo(ExitCode.INVALID);
+        assertThat(wrong.err()).contains("covered_seq");
+        assertThat(cli.query("SELECT cursor FROM capture_cursors")).containsExactly("m3");
     }
 
     @Test

@@ -127,6 +127,7 @@ class Fts5RebuildTest {
                 }
             }
             s.execute("ALTER TABLE capture_cursors DROP COLUMN occurred_at"); // migration 12
+            s.execute("ALTER TABLE capture_cursors DROP COLUMN ids_at");
             s.execute("PRAGMA user_version = 3");
         }
     }
@@ -208,6 +209,7 @@ class Fts5RebuildTest {
                 s.execute("ALTER TABLE index_state DROP COLUMN " + column); // migration 11 runs again
             }
             s.execute("ALTER TABLE capture_cursors DROP COLUMN occurred_at"); // and 12
+            s.execute("ALTER TABLE capture_cursors DROP COLUMN ids_at");
             s.execute("PRAGMA user_version = 9");
         }
 

@@ -119,7 +119,7 @@ class UpgradeFromEveryVersionTest {
             Map.entry("V8__turn_context.sql", "754a62acfd2d6354c3c2862294600c3e7f262652123faa83b5869c7a61664b5c"),
             Map.entry("V9__context_at_recall.sql", "062e3aeacc198899af6acc8f57399e65ec15ba7edfc189712d5ab1edc679a727"),
             Map.entry("V10__fts5_scope_column.sql", "870199a4c0e519d2758c5d90566808c1f0fb6d9811bef369e61da7d52695ebee"),
-            Map.entry("V12__capture_cursor_time.sql", "26bb9b35c755022c3f22eeee4e0fc92223c89502979d9b839635fbc0c96df2c0"),
+            Map.entry("V12__capture_cursor_time.sql", "4dfeadc59cf06fa299c2457153532d3e34c708b3a52de532d6d27d0bca95c872"),
             Map.entry("V11__index_builds.sql", "0624917066e08f59f2a94f3ed9552bc75c7533dc7ec1110ba8cf0767de5179e9"));
 
     @Test
