@@ -20,10 +20,51 @@ final class BackupCommand extends Verb {
     @Parameters(paramLabel = "FILE", description = "The backup file to create.")
     Path file;
 
+    /**
+     * The backup is one step of SQLite's API (see {@link dev.jiyi.authority.Authority#backup}), which
+     * reports nothing until it ends: it runs on a thread of its own while this one shows the bytes
+     * written to FILE so far, out of the database's size.
+     */
+    private Backup withProgress(Jiyi jiyi, Output out) {
+        java.util.concurrent.CompletableFuture<Backup> running =
+                java.util.concurrent.CompletableFuture.supplyAsync(() -> jiyi.authority().backup(file));
+        Path db = jiyi.home().database();
+        long total = size(db) + size(db.resolveSibling(db.getFileName() + "-wal")); // the copy holds both
+        try (Progress progress = out.progress("backup (bytes)", total)) {
+            while (true) {
+                try {
+                    Backup made = running.get(100, java.util.concurrent.TimeUnit.MILLISECONDS);
+                    progress.advanceTo(made.bytes());
+                    return made;
+                } catch (java.util.concurrent.TimeoutException e) {
+                    progress.advanceTo(size(file));
+                } catch (java.util.concurrent.ExecutionException e) {
+                    progress.stop();
+                    if (e.getCause() instanceof RuntimeException failure) {
+                        throw failure;
+                    }
+                    throw new IllegalStateException(e.getCause());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    progress.stop();
+                    throw new IllegalStateException("interrupted while backing up", e);
+                }
+            }
+        }
+    }
+
+    private static long size(Path f) {
+        try {
+            return java.nio.file.Files.size(f);
+        } catch (java.io.IOException e) {
+            return 0; // not created yet, or removed after a failure
+        }
+    }
+
     @Override
     int run(Jiyi jiyi, Output out) {
         long t = System.nanoTime();
-        Backup made = jiyi.authority().backup(file);
+        Backup made = withProgress(jiyi, out);
         long millis = (System.nanoTime() - t) / 1_000_000;
         if (out.json()) {
             Map<String, Object> m = new LinkedHashMap<>();

@@ -42,6 +42,11 @@ class BackupCliTest {
         assertThat(other.run("recall", "上海").out()).contains("住在上海 lives in Shanghai");
         assertThat(other.run("recall", "Shanghai").out()).contains("住在上海 lives in Shanghai");
 
+        Path plain = dir.resolve("plain.db");
+        CliRunner.Result logged = cli.run("backup", plain.toString());
+        assertThat(logged.code()).as(logged.toString()).isZero();
+        assertThat(logged.err()).as("progress in bytes, its last line in a log").contains("backup (bytes):", "done");
+
         byte[] before = Files.readAllBytes(file);
         CliRunner.Result again = cli.run("backup", file.toString());
         assertThat(again.code()).as(again.toString()).isEqualTo(ExitCode.REFUSED);

@@ -81,6 +81,29 @@ class ProgressCliTest {
     }
 
     @Test
+    @DisplayName("O2 a command that opens a database whose search index is being built (as after a migration) shows the build's progress, then runs")
+    void indexBuildAtOpen() throws Exception {
+        CliRunner cli = new CliRunner(dir.resolve("build"));
+        for (int i = 0; i < 3; i++) {
+            assertThat(cli.run("event", "submit", "--id", "b" + i, "--role", "user", "--text", "建索引 build " + i).code()).isZero();
+        }
+        String version = cli.query("SELECT version FROM index_state WHERE name = 'fts5'").getFirst();
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + cli.database());
+             java.sql.Statement s = c.createStatement()) {
+            s.execute("BEGIN IMMEDIATE"); // what a migration that replaces the FTS5 tables leaves
+            s.execute("INSERT INTO events_fts (events_fts) VALUES ('delete-all')");
+            s.execute("UPDATE index_state SET version = '" + version + "#building', events_built = 0, events_target = 3, "
+                    + "memories_built = 0, memories_target = 0 WHERE name = 'fts5'");
+            s.execute("COMMIT");
+        }
+        CliRunner.Result r = cli.run("recall", "建索引");
+        assertThat(r.code()).as(r.toString()).isZero();
+        assertThat(r.err()).containsPattern("building the search index: 3 done in [0-9.]+ s");
+        assertThat(r.out()).contains("b0", "b1", "b2");
+        assertThat(cli.query("SELECT version FROM index_state WHERE name = 'fts5'")).containsExactly(version);
+    }
+
+    @Test
     @DisplayName("reindex and reindex --lucene show the events and memories fed, out of their count; --quiet shows none")
     void reindexReportsProgress() throws Exception {
         CliRunner cli = new CliRunner(dir.resolve("reindex"));
