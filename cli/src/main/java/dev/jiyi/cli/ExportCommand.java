@@ -39,6 +39,10 @@ final class ExportCommand extends Verb {
             progress.finished();
         }
         long millis = (System.nanoTime() - started) / 1_000_000;
+        long elsewhere = jiyi.authority().tableCounts().getOrDefault("events", 0L) - report.rows().get("events");
+        if (!all && elsewhere > 0) {
+            out.warn("exported one scope; " + elsewhere + " event(s) of other scopes are not in the archive (--all exports every scope)");
+        }
         if (out.json()) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("file", report.file().toString());

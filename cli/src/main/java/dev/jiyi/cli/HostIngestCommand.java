@@ -100,6 +100,14 @@ final class HostIngestCommand extends Verb {
                 } catch (InvalidInputException e) {
                     capture.flush(progress); // the lines before a bad one stay committed, as in a batch
                     progress.stop();
+                    // ...and covered by the cursor, so that one deleted before the next run stays deleted
+                    if (capture.newest != null) {
+                        try {
+                            advance(authority, scope, cursor, capture, List.of());
+                        } catch (dev.jiyi.authority.ConflictException lost) {
+                            e.addSuppressed(lost); // another run moved it: that run's cursor covers its own
+                        }
+                    }
                     throw e;
                 }
                 if (!input.waiting()) {
@@ -120,24 +128,10 @@ final class HostIngestCommand extends Verb {
         }
         CaptureCursor.Advanced advanced = null;
         if (capture.newest != null || !drafts.isEmpty()) {
-            Line newest = capture.newest;
-            if (newest == null && cursor.isEmpty()) {
+            if (capture.newest == null && cursor.isEmpty()) {
                 throw new InvalidInputException("checkpoint", "must follow a captured message: this instance has captured none");
             }
-            long version = cursor.map(CaptureCursor::version).orElse(0L);
-            if (newest == null) { // checkpoints only: the cursor stays where it is
-                CaptureCursor c = cursor.get();
-                advanced = authority.advanceCapture(scope, instance, version, c.position(), c.occurredAt(), c.idsAt(), drafts);
-            } else {
-                java.time.Instant at = newest.message().occurredAt();
-                Set<String> ids = new java.util.LinkedHashSet<>();
-                if (cursor.isPresent() && at.equals(cursor.get().occurredAt())) {
-                    ids.addAll(cursor.get().idsAt()); // the same instant: what was captured at it before still was
-                }
-                ids.addAll(capture.idsAtNewest);
-                advanced = authority.advanceCapture(scope, instance, version, newest.message().id(), at, List.copyOf(ids),
-                        drafts);
-            }
+            advanced = advance(authority, scope, cursor, capture, drafts);
         }
         int skippedCheckpoints = unresolved + (advanced == null ? 0 : advanced.checkpointsSkipped());
         if (skippedCheckpoints > 0) {
@@ -146,6 +140,27 @@ final class HostIngestCommand extends Verb {
         report(out, capture, advanced == null ? 0 : advanced.checkpointsSaved(), skippedCheckpoints,
                 advanced != null ? advanced.cursor() : cursor.orElse(null));
         return ExitCode.OK;
+    }
+
+    /**
+     * Saves the checkpoints and moves the cursor past the capture's newest message (or keeps it where
+     * it is when there is none), by compare-and-set on the version read at the start.
+     */
+    private CaptureCursor.Advanced advance(Authority authority, Scope scope, Optional<CaptureCursor> cursor, Capture capture,
+                                           List<CheckpointDraft> drafts) {
+        long version = cursor.map(CaptureCursor::version).orElse(0L);
+        Line newest = capture.newest;
+        if (newest == null) { // checkpoints only: the cursor stays where it is
+            CaptureCursor c = cursor.orElseThrow();
+            return authority.advanceCapture(scope, instance, version, c.position(), c.occurredAt(), c.idsAt(), drafts);
+        }
+        java.time.Instant at = newest.message().occurredAt();
+        Set<String> ids = new java.util.LinkedHashSet<>();
+        if (cursor.isPresent() && at.equals(cursor.get().occurredAt())) {
+            ids.addAll(cursor.get().idsAt()); // the same instant: what was captured at it before still was
+        }
+        ids.addAll(capture.idsAtNewest);
+        return authority.advanceCapture(scope, instance, version, newest.message().id(), at, List.copyOf(ids), drafts);
     }
 
     /** Runs {@code work}, naming the line in any error it reports. */

@@ -67,6 +67,8 @@ class ArchiveCliTest {
         Path scoped = dir.resolve("default.json");
         assertThat(source.run("export", "--format", "json", "--out", scoped.toString()).code()).isZero();
         assertThat(Files.readString(scoped, StandardCharsets.UTF_8)).contains("我住在广州").doesNotContain("咖啡店");
+        assertThat(source.run("export", "--format", "jsonl", "--out", dir.resolve("d.jsonl").toString()).err())
+                .as("a one-scope export says what it left out").contains("1 event(s) of other scopes", "--all");
     }
 
     @Test
