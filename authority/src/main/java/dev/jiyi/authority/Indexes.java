@@ -289,7 +289,13 @@ final class Indexes {
         return more;
     }
 
-    /** Feeds rows with keys in (from, to], in order, within the budget; returns the last key fed to. */
+    /** A feed with no time limit (a rebuild in one transaction). */
+    private static final long NO_DEADLINE = Long.MAX_VALUE;
+
+    /**
+     * Feeds rows with keys in (from, to], in order, within the budget of rows and time ({@link
+     * #NO_DEADLINE}: none); returns the key fed up to.
+     */
     private long feed(TransactionalIndex index, boolean events, long from, long to, int budget, long deadline,
                       java.util.function.LongConsumer rowsFed) throws SQLException {
         String query = events
@@ -314,7 +320,7 @@ final class Indexes {
                         reached = m.rowId();
                     }
                     rowsFed.accept(1);
-                    if (++fed % 64 == 0 && System.nanoTime() - deadline > 0) {
+                    if (++fed % 64 == 0 && deadline != NO_DEADLINE && System.nanoTime() - deadline > 0) {
                         return reached;
                     }
                 }
@@ -367,30 +373,21 @@ final class Indexes {
 
     /**
      * Clears the index and feeds it every event and memory in insertion order, in the open
-     * transaction (reindex, import); returns how many of each. The scans use statements of their
-     * own: the index's writes run between their rows.
+     * transaction (reindex, import, a stale version found by a process already open); returns how
+     * many of each.
      */
     private Authority.Rebuilt rebuild(TransactionalIndex index, java.util.function.LongConsumer rowsFed)
             throws SQLException {
-        long events = 0;
-        long memories = 0;
+        long[] fed = new long[1];
+        java.util.function.LongConsumer counted = n -> {
+            fed[0] += n;
+            rowsFed.accept(n);
+        };
         index.clear(sql);
-        try (java.sql.Statement s = sql.connection().createStatement()) {
-            try (ResultSet rs = s.executeQuery("SELECT " + Rows.EVENT_COLUMNS + " FROM events ORDER BY sequence")) {
-                while (rs.next()) {
-                    index.eventAdded(sql, Rows.event(rs));
-                    events++;
-                    rowsFed.accept(1);
-                }
-            }
-            try (ResultSet rs = s.executeQuery("SELECT " + Rows.MEMORY_COLUMNS + " FROM memories ORDER BY seq")) {
-                while (rs.next()) {
-                    index.memoryAdded(sql, Rows.memory(rs));
-                    memories++;
-                    rowsFed.accept(1);
-                }
-            }
-        }
+        feed(index, true, 0, Long.MAX_VALUE, Integer.MAX_VALUE, NO_DEADLINE, counted);
+        long events = fed[0];
+        feed(index, false, 0, Long.MAX_VALUE, Integer.MAX_VALUE, NO_DEADLINE, counted);
+        long memories = fed[0] - events;
         saveState(index, null);
         builds.remove(index.name());
         return new Authority.Rebuilt(events, memories);

@@ -65,7 +65,7 @@ final class BatchRunner<I, R> {
      * the file's line count when reading a file; a count and a rate for standard input).
      */
     Outcome<R> run(Path file, InputStream stdin, Output out, String label) {
-        try (InputStream in = open(file, stdin);
+        try (InputStream in = open(file, stdin, "batch");
              Progress progress = out.progress(label, file == null || file.toString().equals("-") ? 0 : lines(file))) {
             return run(new LineInput(in), out, progress);
         } catch (IOException e) {
@@ -73,13 +73,13 @@ final class BatchRunner<I, R> {
         }
     }
 
-    /** The file, or standard input for {@code -}; a missing file is invalid input. */
-    static InputStream open(Path file, InputStream stdin) throws IOException {
+    /** The file, or standard input for {@code -}; a missing file is invalid input named {@code field}. */
+    static InputStream open(Path file, InputStream stdin, String field) throws IOException {
         if (file.toString().equals("-")) {
             return new BufferedInputStream(stdin, 1 << 16);
         }
         if (!Files.isRegularFile(file)) {
-            throw new InvalidInputException("batch", "file does not exist or is not a regular file");
+            throw new InvalidInputException(field, "file does not exist or is not a regular file");
         }
         return new BufferedInputStream(Files.newInputStream(file), 1 << 16);
     }

@@ -84,7 +84,7 @@ final class HostIngestCommand extends Verb {
             throw new InvalidInputException("instance", "captures into another persona and project: one instance has one scope");
         }
         Capture capture = new Capture(authority, out, cursor.orElse(null));
-        try (InputStream in = BatchRunner.open(file == null ? Path.of("-") : file, root().stdin());
+        try (InputStream in = BatchRunner.open(file == null ? Path.of("-") : file, root().stdin(), "file");
              Progress progress = out.progress("host-ingest", 0)) {
             BatchRunner.LineInput input = new BatchRunner.LineInput(in);
             int number = 0;

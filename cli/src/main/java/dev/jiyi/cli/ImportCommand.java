@@ -1,9 +1,7 @@
 package dev.jiyi.cli;
 
 import dev.jiyi.authority.ArchiveReport;
-import dev.jiyi.authority.InvalidInputException;
 import dev.jiyi.lucene.LuceneIndex;
-import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -31,21 +29,11 @@ final class ImportCommand extends Verb {
     int run(Jiyi jiyi, Output out) throws IOException {
         long started = System.nanoTime();
         ArchiveReport report;
-        try (InputStream in = open(file, root().stdin()); PhasedProgress progress = new PhasedProgress(out)) {
+        try (InputStream in = BatchRunner.open(file, root().stdin(), "file"); PhasedProgress progress = new PhasedProgress(out)) {
             report = jiyi.authority().importArchive(in, progress);
             progress.finished();
         }
         return report(jiyi, out, "imported", report, started);
-    }
-
-    private static InputStream open(Path file, InputStream stdin) throws IOException {
-        if (file.toString().equals("-")) {
-            return new BufferedInputStream(stdin, 1 << 16);
-        }
-        if (!Files.isRegularFile(file)) {
-            throw new InvalidInputException("file", "must be an existing archive file");
-        }
-        return new BufferedInputStream(Files.newInputStream(file), 1 << 16);
     }
 
     /**
