@@ -1,11 +1,37 @@
 package dev.jiyi.authority;
 
+import dev.jiyi.authority.archive.ArchiveFormat;
+import dev.jiyi.authority.archive.ArchiveImport;
+import dev.jiyi.authority.archive.ArchiveReport;
+import dev.jiyi.authority.archive.ArchiveWriter;
+import dev.jiyi.authority.archive.Backup;
+import dev.jiyi.authority.archive.Backups;
+import dev.jiyi.authority.archive.Restores;
+import dev.jiyi.authority.index.Candidate;
+import dev.jiyi.authority.index.ChangeLog;
+import dev.jiyi.authority.index.Eligibility;
+import dev.jiyi.authority.index.LexicalIndex;
+import dev.jiyi.authority.index.TransactionalIndex;
+import dev.jiyi.authority.internal.CaptureCursors;
+import dev.jiyi.authority.internal.ChangeLogWriter;
+import dev.jiyi.authority.internal.Checkpoints;
+import dev.jiyi.authority.internal.Corrections;
+import dev.jiyi.authority.internal.Deletions;
+import dev.jiyi.authority.internal.Doctor;
+import dev.jiyi.authority.internal.Events;
+import dev.jiyi.authority.internal.Extractions;
+import dev.jiyi.authority.internal.Indexes;
+import dev.jiyi.authority.internal.Memories;
+import dev.jiyi.authority.internal.Personas;
+import dev.jiyi.authority.internal.Relations;
+import dev.jiyi.authority.internal.Timelines;
+import dev.jiyi.authority.internal.Transactions;
+import dev.jiyi.authority.internal.Vectors;
+
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -37,7 +63,7 @@ public final class Authority implements AutoCloseable {
 
     private final Sql sql;
     private final Indexes indexes;
-    private final ChangeLog changeLog;
+    private final ChangeLogWriter changeLog;
     private final Personas personas;
     private final Events events;
     private final Memories memories;
@@ -55,7 +81,7 @@ public final class Authority implements AutoCloseable {
         this.sql = sql;
         this.indexes = new Indexes(sql, attached);
         this.tx = new Transactions(sql, indexes);
-        this.changeLog = new ChangeLog(sql);
+        this.changeLog = new ChangeLogWriter(sql);
         this.personas = new Personas(sql, changeLog);
         this.events = new Events(sql, changeLog, indexes);
         Timelines timelines = new Timelines(sql, changeLog);
@@ -443,7 +469,7 @@ public final class Authority implements AutoCloseable {
 
     /** Integrity, foreign keys, table counts and pending extractions (O6). */
     public synchronized DoctorReport doctor() {
-        return tx.read("checking the database", () -> Doctor.check(sql.connection()));
+        return tx.read("checking the database", () -> Doctor.check(sql.connection(), indexes));
     }
 
     /** O5: a consistent copy of the database in a new file ({@link Backups}); refuses an existing one. */
@@ -455,7 +481,7 @@ public final class Authority implements AutoCloseable {
 
     /** O3: an archive of the whole database (scope null) or one scope, from one snapshot, in a new file. */
     public synchronized ArchiveReport exportArchive(Path target, ArchiveFormat format, Scope scope, PhaseProgress progress) {
-        return tx.read("exporting an archive", () -> ArchiveExport.write(sql, target, format, scope, progress));
+        return tx.read("exporting an archive", () -> ArchiveWriter.write(sql, target, format, scope, progress));
     }
 
     /** O4: imports an archive into this empty database in one transaction, checked whole, then indexed. */
@@ -463,7 +489,7 @@ public final class Authority implements AutoCloseable {
         indexes.prepare();
         return tx.write("importing an archive", () -> {
             ArchiveReport read = ArchiveImport.run(sql, in, progress);
-            progress.begin("import: indexing", read.rows().get("events") + read.rows().get("memories"));
+            progress.begin("import: indexing", read.rows().indexed());
             indexes.rebuildAll(progress::advance);
             return read;
         });
@@ -487,7 +513,7 @@ public final class Authority implements AutoCloseable {
     }
 
     /** Row counts of the authoritative tables, from one snapshot, without doctor's checks. */
-    public synchronized Map<String, Long> tableCounts() {
+    public synchronized TableCounts tableCounts() {
         return tx.read("counting rows", () -> Doctor.counts(sql.connection()));
     }
 

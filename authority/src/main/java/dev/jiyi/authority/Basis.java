@@ -1,5 +1,7 @@
 package dev.jiyi.authority;
 
+import dev.jiyi.authority.internal.Codes;
+
 /** Why a memory is believed: what its source event shows. */
 public enum Basis {
     /** The user said it; the source event must have role user. */

@@ -1,5 +1,7 @@
 package dev.jiyi.authority;
 
+import dev.jiyi.authority.internal.Codes;
+
 /** What an event is. Reference and persona events are sources only, never lived experience (E6). */
 public enum Category {
     CONVERSATION, REFERENCE, PERSONA, CORRECTION;

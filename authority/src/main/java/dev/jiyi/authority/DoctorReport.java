@@ -1,7 +1,6 @@
 package dev.jiyi.authority;
 
 import java.util.List;
-import java.util.Map;
 
 /**
  * What {@code doctor} found (O6).
@@ -10,13 +9,13 @@ import java.util.Map;
  * @param foreignKeyViolations one line per violating row: table, rowid, referenced table
  * @param tableCounts row counts of every authoritative table, in a fixed order
  * @param pendingExtractions events whose extraction is pending
- * @param indexProblems derived FTS5 rows out of step with the rows they index, one line each
+ * @param indexProblems what the attached indexes found wrong with their rows, one line each
  */
 public record DoctorReport(
         int schemaVersion,
         List<String> integrity,
         List<String> foreignKeyViolations,
-        Map<String, Long> tableCounts,
+        TableCounts tableCounts,
         long pendingExtractions,
         List<String> indexProblems) {
 
@@ -24,7 +23,6 @@ public record DoctorReport(
         integrity = List.copyOf(integrity);
         indexProblems = List.copyOf(indexProblems);
         foreignKeyViolations = List.copyOf(foreignKeyViolations);
-        tableCounts = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(tableCounts));
     }
 
     public boolean integrityOk() {

@@ -1,5 +1,7 @@
 package dev.jiyi.authority;
 
+import dev.jiyi.authority.internal.Codes;
+
 import java.util.Locale;
 
 /** Where an event stands with extraction (E5, X2, X5, E6); stored as its lower-case code. */

@@ -1,5 +1,7 @@
 package dev.jiyi.authority;
 
+import dev.jiyi.authority.internal.Codes;
+
 /** What a memory records. */
 public enum Kind {
     FACT, PREFERENCE, EPISODE, OBSERVATION, EMOTION, AGREEMENT, GROWTH;

@@ -1,5 +1,7 @@
 package dev.jiyi.authority;
 
+
+
 /** Size limits on stored text, in characters (UTF-16 code units), checked before any write. */
 public final class Limits {
 

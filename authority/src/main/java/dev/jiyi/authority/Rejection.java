@@ -7,11 +7,11 @@ package dev.jiyi.authority;
 public record Rejection(int index, String field, String rule) {
 
     /** The stored form, {@code #3 quote: must be ...}, readable with any JSON tool. */
-    String encode() {
+    public String encode() {
         return "#" + index + " " + field + ": " + rule;
     }
 
-    static Rejection decode(String s) {
+    public static Rejection decode(String s) {
         int space = s.indexOf(' ');
         int colon = s.indexOf(": ", space);
         return new Rejection(Integer.parseInt(s.substring(1, space)), s.substring(space + 1, colon), s.substring(colon + 2));

@@ -1,5 +1,7 @@
 package dev.jiyi.authority;
 
+import dev.jiyi.authority.internal.Codes;
+
 /** Links between memories: a one-hop {@code related} link, or {@code corrects} lineage. */
 public enum RelationType {
     RELATED, CORRECTS;

@@ -1,5 +1,7 @@
 package dev.jiyi.authority;
 
+import dev.jiyi.authority.internal.Codes;
+
 /** The host-asserted author of an event. */
 public enum Role {
     USER, ASSISTANT, SYSTEM;

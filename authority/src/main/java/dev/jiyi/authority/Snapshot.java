@@ -1,5 +1,18 @@
 package dev.jiyi.authority;
 
+import dev.jiyi.authority.index.Candidate;
+import dev.jiyi.authority.index.ChangeLog;
+import dev.jiyi.authority.index.Eligibility;
+import dev.jiyi.authority.index.LexicalIndex;
+import dev.jiyi.authority.index.Neighbours;
+import dev.jiyi.authority.index.VectorIndex;
+import dev.jiyi.authority.index.VectorQuery;
+import dev.jiyi.authority.internal.ChangeLogWriter;
+import dev.jiyi.authority.internal.Events;
+import dev.jiyi.authority.internal.Memories;
+import dev.jiyi.authority.internal.Rows;
+import dev.jiyi.authority.internal.Vectors;
+
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -32,11 +45,11 @@ public final class Snapshot {
     private final Vectors vectors;
     private final Events events;
     private final Memories memories;
-    private final ChangeLog changeLog;
+    private final ChangeLogWriter changeLog;
     private final AtomicLong memoryRowsRead;
     private boolean open = true;
 
-    Snapshot(Sql sql, Vectors vectors, Events events, Memories memories, ChangeLog changeLog,
+    Snapshot(Sql sql, Vectors vectors, Events events, Memories memories, ChangeLogWriter changeLog,
              AtomicLong memoryRowsRead) {
         this.sql = sql;
         this.vectors = vectors;

@@ -1,5 +1,7 @@
 package dev.jiyi.authority;
 
+import dev.jiyi.authority.index.Eligibility;
+
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -122,7 +124,7 @@ public final class Sql {
     }
 
     /** The connection itself, for what a shared statement cannot do (a one-off scan in a rebuild). */
-    Connection connection() {
+    public Connection connection() {
         return connection;
     }
 

@@ -75,13 +75,13 @@ public final class VectorCache {
         }
     }
 
-    static byte[] encode(float[] vector) {
+    public static byte[] encode(float[] vector) {
         ByteBuffer b = ByteBuffer.allocate(vector.length * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
         b.asFloatBuffer().put(vector);
         return b.array();
     }
 
-    static float[] decode(byte[] bytes) {
+    public static float[] decode(byte[] bytes) {
         float[] v = new float[bytes.length / Float.BYTES];
         ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(v);
         return v;

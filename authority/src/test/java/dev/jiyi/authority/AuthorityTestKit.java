@@ -1,5 +1,7 @@
 package dev.jiyi.authority;
 
+import dev.jiyi.authority.index.TransactionalIndex;
+
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 
 import java.nio.file.Path;
@@ -22,60 +24,60 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Shared fixtures of the authority behaviour tests: scopes, times, event and memory builders, raw SQL. */
-final class AuthorityTestKit {
+public final class AuthorityTestKit {
 
-    static final Scope ALICE_WORK = new Scope("alice", "work");
-    static final Scope ALICE_HOME = new Scope("alice", "home");
-    static final Scope BOB_WORK = new Scope("bob", "work");
-    static final Scope CJK_SCOPE = new Scope("小明", "项目-甲");
+    public static final Scope ALICE_WORK = new Scope("alice", "work");
+    public static final Scope ALICE_HOME = new Scope("alice", "home");
+    public static final Scope BOB_WORK = new Scope("bob", "work");
+    public static final Scope CJK_SCOPE = new Scope("小明", "项目-甲");
 
-    static final String SESSION = "s1";
+    public static final String SESSION = "s1";
 
     private AuthorityTestKit() {
     }
 
-    static Authority open(Path dir) {
+    public static Authority open(Path dir) {
         return Authority.open(dir.resolve("jiyi.db"), List.of());
     }
 
-    static Authority open(Path dir, TransactionalIndex index) {
+    public static Authority open(Path dir, TransactionalIndex index) {
         return Authority.open(dir.resolve("jiyi.db"), List.of(index));
     }
 
-    static Path dbFile(Path dir) {
+    public static Path dbFile(Path dir) {
         return dir.resolve("jiyi.db");
     }
 
-    static Instant t(String iso) {
+    public static Instant t(String iso) {
         return Times.parse("time", iso);
     }
 
-    static EventSubmission event(String id, Scope scope, Role role, String text, Instant occurredAt) {
+    public static EventSubmission event(String id, Scope scope, Role role, String text, Instant occurredAt) {
         return new EventSubmission(id, scope, role, text, "test", Category.CONVERSATION, SESSION, occurredAt);
     }
 
-    static EventSubmission event(String id, Scope scope, Role role, String text) {
+    public static EventSubmission event(String id, Scope scope, Role role, String text) {
         return event(id, scope, role, text, t("2024-05-01T10:00:00+08:00"));
     }
 
-    static EventSubmission reference(String id, Scope scope, String text) {
+    public static EventSubmission reference(String id, Scope scope, String text) {
         return new EventSubmission(id, scope, Role.USER, text, "test", Category.REFERENCE, SESSION,
                 t("2024-05-01T10:00:00+08:00"));
     }
 
-    static Event submit(Authority a, EventSubmission s) {
+    public static Event submit(Authority a, EventSubmission s) {
         SubmitResult r = a.submitEvent(s);
         return r.event();
     }
 
     /** A user-stated fact whose quote is the whole event text. */
-    static MemoryDraft.Builder userFact(Event source, String text) {
+    public static MemoryDraft.Builder userFact(Event source, String text) {
         return MemoryDraft.builder(source.id()).kind(Kind.FACT).basis(Basis.USER_STATEMENT).text(text)
                 .quote(source.text());
     }
 
     /** A timeline member: user-stated fact with subject and fact key, valid from {@code validAt}. */
-    static MemoryDraft timelineFact(Event source, String subject, String key, Instant validAt) {
+    public static MemoryDraft timelineFact(Event source, String subject, String key, Instant validAt) {
         return MemoryDraft.builder(source.id()).kind(Kind.FACT).basis(Basis.USER_STATEMENT)
                 .text(subject + " " + key + " @ " + validAt).quote(source.text())
                 .subject(subject).factKey(key).validAt(validAt).build();
@@ -85,7 +87,7 @@ final class AuthorityTestKit {
      * Asserts that {@code call} is rejected as invalid input naming {@code field}, and that none of
      * {@code badValues} appears in the message (O7).
      */
-    static void assertInvalid(ThrowingCallable call, String field, String... badValues) {
+    public static void assertInvalid(ThrowingCallable call, String field, String... badValues) {
         assertThatThrownBy(call).isInstanceOfSatisfying(InvalidInputException.class, e -> {
             assertThat(e.field()).as("field named by the error").isEqualTo(field);
             assertThat(e.getMessage()).as("message names the field").contains(field);
@@ -96,24 +98,24 @@ final class AuthorityTestKit {
     }
 
     /** A raw connection to the same file, outside the authority (foreign keys off unless asked). */
-    static Connection raw(Path file) throws SQLException {
+    public static Connection raw(Path file) throws SQLException {
         return DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath());
     }
 
-    static long count(Path file, String sql) throws SQLException {
+    public static long count(Path file, String sql) throws SQLException {
         try (Connection c = raw(file); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }
     }
 
-    static String string(Path file, String sql) throws SQLException {
+    public static String string(Path file, String sql) throws SQLException {
         try (Connection c = raw(file); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             return rs.next() ? rs.getString(1) : null;
         }
     }
 
-    static List<String> strings(Path file, String sql) throws SQLException {
+    public static List<String> strings(Path file, String sql) throws SQLException {
         List<String> out = new ArrayList<>();
         try (Connection c = raw(file); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             while (rs.next()) {
@@ -127,7 +129,7 @@ final class AuthorityTestKit {
      * A derived index that writes what it is told into a table of the same database, inside the
      * authority's transaction, so the log shows exactly what committed.
      */
-    static final class RecordingIndex implements TransactionalIndex {
+    public static final class RecordingIndex implements TransactionalIndex {
         final List<String> calls = Collections.synchronizedList(new ArrayList<>());
         volatile String failOnEventText;
 
@@ -191,7 +193,7 @@ final class AuthorityTestKit {
     }
 
     /** The checkpoint's invalidation time as stored, or null. */
-    static String invalidatedAt(Path file, long checkpointId) throws SQLException {
+    public static String invalidatedAt(Path file, long checkpointId) throws SQLException {
         return string(file, "SELECT invalidated_at FROM checkpoints WHERE id = " + checkpointId);
     }
 
@@ -199,7 +201,7 @@ final class AuthorityTestKit {
      * Every row of every ordinary table (authoritative tables, change log, sequences, test index
      * logs), sorted per table: comparing two dumps proves that nothing changed.
      */
-    static Map<String, List<String>> dump(Path file) throws SQLException {
+    public static Map<String, List<String>> dump(Path file) throws SQLException {
         Map<String, List<String>> out = new TreeMap<>();
         try (Connection c = raw(file); Statement s = c.createStatement()) {
             List<String> tables = new ArrayList<>();
@@ -235,7 +237,7 @@ final class AuthorityTestKit {
      * its user_version to {@code version} makes the file as that version left it (for the tests of
      * one migration). Add to it with each new migration that a lower user_version would repeat.
      */
-    static void undoMigrationsAfter(Statement s, int version) throws SQLException {
+    public static void undoMigrationsAfter(Statement s, int version) throws SQLException {
         if (version < 12) {
             s.execute("ALTER TABLE capture_cursors DROP COLUMN occurred_at");
             s.execute("ALTER TABLE capture_cursors DROP COLUMN ids_at");

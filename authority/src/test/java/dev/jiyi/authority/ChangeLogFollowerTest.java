@@ -1,5 +1,8 @@
 package dev.jiyi.authority;
 
+import dev.jiyi.authority.index.ChangeLog;
+import dev.jiyi.authority.index.Eligibility;
+
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,11 +1,13 @@
 package dev.jiyi.authority;
 
+import dev.jiyi.authority.index.ChangeLog;
+import dev.jiyi.authority.index.TransactionalIndex;
+
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -14,8 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
-import static dev.jiyi.authority.AuthorityTestKit.dump;
-import static dev.jiyi.authority.AuthorityTestKit.invalidatedAt;
 import static dev.jiyi.authority.AuthorityTestKit.ALICE_HOME;
 import static dev.jiyi.authority.AuthorityTestKit.ALICE_WORK;
 import static dev.jiyi.authority.AuthorityTestKit.BOB_WORK;
@@ -23,9 +23,10 @@ import static dev.jiyi.authority.AuthorityTestKit.CJK_SCOPE;
 import static dev.jiyi.authority.AuthorityTestKit.assertInvalid;
 import static dev.jiyi.authority.AuthorityTestKit.count;
 import static dev.jiyi.authority.AuthorityTestKit.dbFile;
+import static dev.jiyi.authority.AuthorityTestKit.dump;
 import static dev.jiyi.authority.AuthorityTestKit.event;
+import static dev.jiyi.authority.AuthorityTestKit.invalidatedAt;
 import static dev.jiyi.authority.AuthorityTestKit.open;
-import static dev.jiyi.authority.AuthorityTestKit.raw;
 import static dev.jiyi.authority.AuthorityTestKit.strings;
 import static dev.jiyi.authority.AuthorityTestKit.submit;
 import static dev.jiyi.authority.AuthorityTestKit.timelineFact;

@@ -1,5 +1,8 @@
 package dev.jiyi.authority;
 
+import dev.jiyi.authority.index.ChangeLog;
+import dev.jiyi.authority.index.TransactionalIndex;
+
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,8 +28,6 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
-import static dev.jiyi.authority.AuthorityTestKit.dump;
-import static dev.jiyi.authority.AuthorityTestKit.invalidatedAt;
 import static dev.jiyi.authority.AuthorityTestKit.ALICE_HOME;
 import static dev.jiyi.authority.AuthorityTestKit.ALICE_WORK;
 import static dev.jiyi.authority.AuthorityTestKit.BOB_WORK;
@@ -34,7 +35,9 @@ import static dev.jiyi.authority.AuthorityTestKit.CJK_SCOPE;
 import static dev.jiyi.authority.AuthorityTestKit.assertInvalid;
 import static dev.jiyi.authority.AuthorityTestKit.count;
 import static dev.jiyi.authority.AuthorityTestKit.dbFile;
+import static dev.jiyi.authority.AuthorityTestKit.dump;
 import static dev.jiyi.authority.AuthorityTestKit.event;
+import static dev.jiyi.authority.AuthorityTestKit.invalidatedAt;
 import static dev.jiyi.authority.AuthorityTestKit.open;
 import static dev.jiyi.authority.AuthorityTestKit.raw;
 import static dev.jiyi.authority.AuthorityTestKit.reference;

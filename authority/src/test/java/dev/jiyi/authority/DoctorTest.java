@@ -35,9 +35,9 @@ class DoctorTest {
             assertThat(r.foreignKeyViolations()).isEmpty();
             assertThat(r.pendingExtractions()).isZero();
             assertThat(r.schemaVersion()).isEqualTo(Database.SCHEMA_VERSION);
-            assertThat(r.tableCounts()).containsKeys("personas", "events", "memories", "relations", "checkpoints",
+            assertThat(r.tableCounts().byName()).containsKeys("personas", "events", "memories", "relations", "checkpoints",
                     "embeddings", "capture_cursors");
-            assertThat(r.tableCounts().values()).allSatisfy(n -> assertThat(n).isZero());
+            assertThat(r.tableCounts().byName().values()).allSatisfy(n -> assertThat(n).isZero());
             assertThat(r.healthy()).isTrue();
             assertThat(r.problems()).isEmpty();
         }
@@ -60,7 +60,7 @@ class DoctorTest {
                     e2.sequence()));
 
             DoctorReport r = a.doctor();
-            assertThat(r.tableCounts()).containsEntry("personas", 4L).containsEntry("events", 3L)
+            assertThat(r.tableCounts().byName()).containsEntry("personas", 4L).containsEntry("events", 3L)
                     .containsEntry("memories", 2L).containsEntry("relations", 1L).containsEntry("checkpoints", 1L)
                     .containsEntry("embeddings", 0L).containsEntry("capture_cursors", 0L);
             assertThat(r.healthy()).isTrue();

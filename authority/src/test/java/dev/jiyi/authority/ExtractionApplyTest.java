@@ -1,5 +1,7 @@
 package dev.jiyi.authority;
 
+import dev.jiyi.authority.index.TransactionalIndex;
+
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,7 +42,6 @@ import static dev.jiyi.authority.AuthorityTestKit.reference;
 import static dev.jiyi.authority.AuthorityTestKit.string;
 import static dev.jiyi.authority.AuthorityTestKit.strings;
 import static dev.jiyi.authority.AuthorityTestKit.t;
-import static dev.jiyi.authority.AuthorityTestKit.userFact;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,11 +1,13 @@
 package dev.jiyi.authority;
 
+import dev.jiyi.authority.index.ChangeLog;
+import dev.jiyi.authority.index.TransactionalIndex;
+
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -86,7 +88,7 @@ class IndexHookAtomicityTest {
             MemoryDraft draft = MemoryDraft.builder("e1").kind(Kind.PREFERENCE).basis(Basis.USER_STATEMENT)
                     .text("喜欢绿茶").quote("我喜欢喝绿茶").build();
             assertThatThrownBy(() -> authority.addMemory(Scope.DEFAULT, draft)).isInstanceOf(StorageException.class);
-            assertThat(authority.doctor().tableCounts()).containsEntry("memories", 0L).containsEntry("events", 1L);
+            assertThat(authority.doctor().tableCounts().byName()).containsEntry("memories", 0L).containsEntry("events", 1L);
         }
     }
 }

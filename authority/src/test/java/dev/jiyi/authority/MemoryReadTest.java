@@ -180,7 +180,7 @@ class MemoryReadTest {
             assertThat(a.memory(ALICE_HOME, m.id())).isEmpty();
             // Nothing changed by any of it.
             assertThat(a.readMemory(ALICE_WORK, m.id(), 1, PAGE).source().text()).isEqualTo("内容 content");
-            assertThat(List.of(a.doctor().tableCounts().get("memories"))).containsExactly(1L);
+            assertThat(List.of(a.doctor().tableCounts().byName().get("memories"))).containsExactly(1L);
         }
     }
 }

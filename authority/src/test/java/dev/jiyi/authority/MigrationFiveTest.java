@@ -69,7 +69,7 @@ class MigrationFiveTest {
         try (Authority a = Authority.open(file, List.of())) {
             DoctorReport r = a.doctor();
             assertThat(r.foreignKeyViolations()).isEmpty();
-            assertThat(r.tableCounts()).containsEntry("embeddings", 1L);
+            assertThat(r.tableCounts().byName()).containsEntry("embeddings", 1L);
             List<float[]> seen = new ArrayList<>();
             long n = a.scanVectors(S, "fp", Instant.parse("2025-01-01T00:00:00Z"), false, 0, (row, v) -> seen.add(v));
             assertThat(n).isEqualTo(1);
@@ -77,7 +77,7 @@ class MigrationFiveTest {
             assertThat(a.vectorCoverage(S, "fp", Instant.parse("2025-01-01T00:00:00Z"), false).complete()).isTrue();
             Deletion d = a.deleteEvent(S, "old-1");
             assertThat(d.vectorsRemoved()).isEqualTo(1);
-            assertThat(a.doctor().tableCounts()).containsEntry("embeddings", 0L);
+            assertThat(a.doctor().tableCounts().byName()).containsEntry("embeddings", 0L);
         }
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT count(*) FROM sqlite_master WHERE name LIKE 'embeddings%'")) {

@@ -1,5 +1,14 @@
 package dev.jiyi.authority;
 
+import dev.jiyi.authority.index.Candidate;
+import dev.jiyi.authority.index.Eligibility;
+import dev.jiyi.authority.index.LexicalIndex;
+import dev.jiyi.authority.index.Neighbours;
+import dev.jiyi.authority.index.RecallIndex;
+import dev.jiyi.authority.index.TransactionalIndex;
+import dev.jiyi.authority.index.VectorIndex;
+import dev.jiyi.authority.index.VectorQuery;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;

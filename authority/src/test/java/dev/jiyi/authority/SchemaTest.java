@@ -232,7 +232,7 @@ class SchemaTest {
             assertThat(report.schemaVersion()).isEqualTo(Database.SCHEMA_VERSION);
             assertThat(report.integrityOk()).isTrue();
             assertThat(report.foreignKeyViolations()).isEmpty();
-            assertThat(report.tableCounts()).containsEntry("personas", 1L).containsEntry("events", 1L)
+            assertThat(report.tableCounts().byName()).containsEntry("personas", 1L).containsEntry("events", 1L)
                     .containsEntry("memories", 2L).containsEntry("relations", 1L).containsEntry("checkpoints", 1L)
                     .containsEntry("capture_cursors", 0L);
 

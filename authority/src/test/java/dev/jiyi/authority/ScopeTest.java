@@ -57,7 +57,7 @@ class ScopeTest {
                 // Deriving from an event of another scope is rejected and stores nothing.
                 assertInvalid(() -> a.addMemory(other, userFact(e, "stolen 偷来的").build()), "event");
             }
-            assertThat(a.doctor().tableCounts().get("memories")).isEqualTo(1L);
+            assertThat(a.doctor().tableCounts().byName().get("memories")).isEqualTo(1L);
         }
     }
 

@@ -143,7 +143,7 @@ class TurnContextTest {
 
         try (Authority a = open()) {
             assertThat(a.doctor().schemaVersion()).isEqualTo(Database.SCHEMA_VERSION);
-            assertThat(a.doctor().tableCounts()).containsEntry("events", 2L);
+            assertThat(a.doctor().tableCounts().byName()).containsEntry("events", 2L);
         }
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT count(*) FROM sqlite_master WHERE name LIKE 'context_fts%'")) {

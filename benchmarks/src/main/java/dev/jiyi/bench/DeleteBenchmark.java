@@ -4,6 +4,7 @@ import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.Deletion;
 import dev.jiyi.authority.Event;
 import dev.jiyi.authority.Scope;
+import dev.jiyi.authority.Table;
 import dev.jiyi.cli.Jiyi;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -98,7 +99,7 @@ public class DeleteBenchmark {
 
     /** The IDs of {@code n} distinct events at seeded random sequence numbers. */
     static List<String> victims(Authority authority, int n, long seed) {
-        long events = authority.tableCounts().get("events");
+        long events = authority.tableCounts().of(Table.EVENTS);
         SplittableRandom random = new SplittableRandom(seed);
         Set<Long> picked = new HashSet<>();
         List<String> ids = new ArrayList<>(n);

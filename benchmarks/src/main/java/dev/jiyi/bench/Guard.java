@@ -1,18 +1,19 @@
 package dev.jiyi.bench;
 
 import dev.jiyi.authority.Authority;
-import dev.jiyi.authority.Candidate;
-import dev.jiyi.authority.Eligibility;
-import dev.jiyi.authority.ExactVectorScan;
 import dev.jiyi.authority.Scope;
-import dev.jiyi.authority.VectorIndex;
-import dev.jiyi.authority.VectorQuery;
+import dev.jiyi.authority.index.Candidate;
+import dev.jiyi.authority.index.Eligibility;
+import dev.jiyi.authority.index.ExactVectorScan;
+import dev.jiyi.authority.index.VectorIndex;
+import dev.jiyi.authority.index.VectorQuery;
 import dev.jiyi.bench.GuardBounds.Bound;
 import dev.jiyi.bench.GuardBounds.BoundsException;
 import dev.jiyi.bench.GuardBounds.Family;
 import dev.jiyi.bench.GuardBounds.Key;
 import dev.jiyi.bench.GuardBounds.Verdict;
 import dev.jiyi.cli.Jiyi;
+
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
@@ -20,9 +21,9 @@ import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.runner.options.VerboseMode;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 import java.io.IOException;
 import java.io.InputStream;

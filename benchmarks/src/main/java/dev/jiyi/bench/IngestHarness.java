@@ -2,6 +2,7 @@ package dev.jiyi.bench;
 
 import dev.jiyi.analysis.ChineseTokens;
 import dev.jiyi.authority.EventSubmission;
+import dev.jiyi.authority.Table;
 import dev.jiyi.cli.Home;
 import dev.jiyi.cli.Jiyi;
 import dev.jiyi.cli.Main;
@@ -318,7 +319,7 @@ public final class IngestHarness implements Callable<Integer> {
      */
     static long countEvents(Home home) {
         try (Jiyi jiyi = Jiyi.open(home)) {
-            return jiyi.authority().tableCounts().get("events");
+            return jiyi.authority().tableCounts().of(Table.EVENTS);
         }
     }
 

@@ -2,12 +2,12 @@ package dev.jiyi.bench;
 
 import dev.jiyi.analysis.ChineseTokens;
 import dev.jiyi.authority.Authority;
-import dev.jiyi.authority.Candidate;
 import dev.jiyi.authority.Deletion;
-import dev.jiyi.authority.Eligibility;
-import dev.jiyi.authority.LexicalIndex;
-import dev.jiyi.authority.RecallIndex;
 import dev.jiyi.authority.Scope;
+import dev.jiyi.authority.index.Candidate;
+import dev.jiyi.authority.index.Eligibility;
+import dev.jiyi.authority.index.LexicalIndex;
+import dev.jiyi.authority.index.RecallIndex;
 import dev.jiyi.cli.Jiyi;
 import dev.jiyi.cli.Progress;
 import dev.jiyi.lucene.Analysis;
@@ -17,10 +17,11 @@ import dev.jiyi.ranking.RecallConfig;
 import dev.jiyi.ranking.RecallMode;
 import dev.jiyi.ranking.RecallRequest;
 import dev.jiyi.ranking.RecallResult;
-import picocli.CommandLine;
+
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 import java.io.IOException;
 import java.io.PrintStream;

@@ -2,28 +2,29 @@ package dev.jiyi.bench;
 
 import dev.jiyi.analysis.ChineseTokens;
 import dev.jiyi.authority.Authority;
-import dev.jiyi.authority.Candidate;
-import dev.jiyi.authority.Eligibility;
-import dev.jiyi.authority.ExactVectorScan;
-import dev.jiyi.authority.Neighbours;
 import dev.jiyi.authority.Scope;
-import dev.jiyi.authority.VectorIndex;
-import dev.jiyi.authority.VectorQuery;
+import dev.jiyi.authority.index.Candidate;
+import dev.jiyi.authority.index.Eligibility;
+import dev.jiyi.authority.index.ExactVectorScan;
+import dev.jiyi.authority.index.Neighbours;
+import dev.jiyi.authority.index.VectorIndex;
+import dev.jiyi.authority.index.VectorQuery;
 import dev.jiyi.bench.CachedArchive.Distribution;
 import dev.jiyi.bench.CachedArchive.VectorSpec;
 import dev.jiyi.bench.LuceneRecallHarness.Latency;
 import dev.jiyi.cli.Jiyi;
-import dev.jiyi.lucene.LuceneIndex;
 import dev.jiyi.lucene.LuceneIndex.VectorFormat;
+import dev.jiyi.lucene.LuceneIndex;
+
 import org.apache.lucene.codecs.CompoundDirectory;
 import org.apache.lucene.index.SegmentCommitInfo;
 import org.apache.lucene.index.SegmentInfo;
 import org.apache.lucene.index.SegmentInfos;
 import org.apache.lucene.store.FSDirectory;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 import java.io.IOException;
 import java.io.PrintStream;

@@ -132,14 +132,14 @@ class JmhBenchmarksTest {
             }
             Deletion d = benchmark.withLucene(a);
             assertThat(a.jiyi.lucene().status().behind()).isZero();
-            assertThat(a.jiyi.authority().tableCounts().get("events")).isEqualTo(SIZE - 6);
+            assertThat(a.jiyi.authority().tableCounts().byName().get("events")).isEqualTo(SIZE - 6);
             assertThat(d.memoryIds()).hasSize(1);
         } finally {
             a.close();
         }
         assertThat(copy).doesNotExist();
         try (dev.jiyi.cli.Jiyi cached = dev.jiyi.cli.Jiyi.open(JmhArchives.open(SIZE, false).home())) {
-            assertThat(cached.authority().tableCounts().get("events")).as("the cached archive is untouched")
+            assertThat(cached.authority().tableCounts().byName().get("events")).as("the cached archive is untouched")
                     .isEqualTo(SIZE);
         }
     }

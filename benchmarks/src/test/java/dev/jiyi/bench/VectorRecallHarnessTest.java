@@ -1,6 +1,7 @@
 package dev.jiyi.bench;
 
-import dev.jiyi.authority.Candidate;
+import dev.jiyi.authority.index.Candidate;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;

@@ -1,6 +1,7 @@
 package dev.jiyi.cli;
 
-import dev.jiyi.authority.Backup;
+import dev.jiyi.authority.archive.Backup;
+
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
@@ -71,11 +72,11 @@ final class BackupCommand extends Verb {
             m.put("file", made.file().toString());
             m.put("bytes", made.bytes());
             m.put("millis", millis);
-            m.put("table_counts", made.tableCounts());
+            m.put("table_counts", made.tableCounts().byName());
             out.json(m);
         } else {
             out.text(String.format("backed up to %s: %,d bytes in %d ms", made.file(), made.bytes(), millis));
-            made.tableCounts().forEach((table, rows) -> out.text(String.format("  %-16s %d", table, rows)));
+            made.tableCounts().byName().forEach((table, rows) -> out.text(String.format("  %-16s %d", table, rows)));
         }
         return ExitCode.OK;
     }

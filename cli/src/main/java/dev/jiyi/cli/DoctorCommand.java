@@ -37,7 +37,7 @@ final class DoctorCommand extends Verb {
             out.text("foreign keys: " + (report.foreignKeyViolations().isEmpty() ? "ok"
                     : report.foreignKeyViolations().size() + " violation(s)"));
             out.text("pending extractions: " + report.pendingExtractions());
-            for (Map.Entry<String, Long> e : report.tableCounts().entrySet()) {
+            for (Map.Entry<String, Long> e : report.tableCounts().byName().entrySet()) {
                 out.text(String.format("  %-16s %d", e.getKey(), e.getValue()));
             }
             lucene.lines().forEach(out::text);

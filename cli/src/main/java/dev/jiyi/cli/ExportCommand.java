@@ -1,12 +1,15 @@
 package dev.jiyi.cli;
 
-import dev.jiyi.authority.ArchiveFormat;
-import dev.jiyi.authority.ArchiveReport;
+import dev.jiyi.authority.Table;
+import dev.jiyi.authority.archive.ArchiveFormat;
+import dev.jiyi.authority.archive.ArchiveReport;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 
 /**
  * {@code jiyi export} (O3): an archive of the authoritative tables, of the scope of
@@ -39,7 +42,7 @@ final class ExportCommand extends Verb {
             progress.finished();
         }
         long millis = (System.nanoTime() - started) / 1_000_000;
-        long elsewhere = jiyi.authority().tableCounts().getOrDefault("events", 0L) - report.rows().get("events");
+        long elsewhere = jiyi.authority().tableCounts().of(Table.EVENTS) - report.rows().of(Table.EVENTS);
         if (!all && elsewhere > 0) {
             out.warn("exported one scope; " + elsewhere + " event(s) of other scopes are not in the archive (--all exports every scope)");
         }
@@ -51,13 +54,13 @@ final class ExportCommand extends Verb {
             m.put("scope", all ? null : Map.of("persona", scope().personaId(), "project", scope().projectId()));
             m.put("bytes", report.bytes());
             m.put("millis", millis);
-            m.put("rows", report.rows());
+            m.put("rows", report.rows().byName());
             out.json(m);
         } else {
             out.text(String.format("exported %,d rows (%s) to %s: %,d bytes, format %s version %d, in %d ms",
                     report.total(), all ? "every scope" : "scope " + scope().personaId() + "/" + scope().projectId(),
                     report.file(), report.bytes(), archiveFormat.code(), report.version(), millis));
-            report.rows().forEach((table, rows) -> out.text(String.format("  %-16s %d", table, rows)));
+            report.rows().byName().forEach((table, rows) -> out.text(String.format("  %-16s %d", table, rows)));
         }
         return ExitCode.OK;
     }

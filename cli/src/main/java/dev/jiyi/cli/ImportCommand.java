@@ -1,15 +1,17 @@
 package dev.jiyi.cli;
 
-import dev.jiyi.authority.ArchiveReport;
+import dev.jiyi.authority.archive.ArchiveReport;
 import dev.jiyi.lucene.LuceneIndex;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Parameters;
 
 /**
  * {@code jiyi import FILE} (O4): an archive into an empty home, checked whole before anything
@@ -44,7 +46,7 @@ final class ImportCommand extends Verb {
         boolean lucene = Files.isDirectory(jiyi.home().dir().resolve("lucene"));
         if (lucene) {
             LuceneIndex index = jiyi.lucene();
-            try (Progress progress = out.progress(verb + ": lucene", report.rows().get("events") + report.rows().get("memories"))) {
+            try (Progress progress = out.progress(verb + ": lucene", report.rows().indexed())) {
                 index.rebuild(jiyi.authority(), progress::advance);
             }
         }
@@ -56,14 +58,14 @@ final class ImportCommand extends Verb {
             m.put("version", report.version());
             m.put("bytes", report.bytes());
             m.put("millis", millis);
-            m.put("rows", report.rows());
+            m.put("rows", report.rows().byName());
             m.put("indexes", lucene ? java.util.List.of("fts5", "lucene") : java.util.List.of("fts5"));
             m.put("next", vectors);
             out.json(m);
         } else {
             out.text(String.format("%s %,d rows (archive format version %d, %,d bytes) in %d ms; rebuilt FTS5%s",
                     verb, report.total(), report.version(), report.bytes(), millis, lucene ? " and Lucene" : ""));
-            report.rows().forEach((table, rows) -> out.text(String.format("  %-16s %d", table, rows)));
+            report.rows().byName().forEach((table, rows) -> out.text(String.format("  %-16s %d", table, rows)));
             out.text(vectors);
         }
         return ExitCode.OK;

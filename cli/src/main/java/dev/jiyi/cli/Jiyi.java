@@ -1,9 +1,9 @@
 package dev.jiyi.cli;
 
 import dev.jiyi.authority.Authority;
-import dev.jiyi.authority.ExactVectorScan;
 import dev.jiyi.authority.InvalidInputException;
-import dev.jiyi.authority.RecallIndex;
+import dev.jiyi.authority.index.ExactVectorScan;
+import dev.jiyi.authority.index.RecallIndex;
 import dev.jiyi.fts5.Fts5Index;
 import dev.jiyi.lucene.LuceneIndex;
 import dev.jiyi.providers.Embedder;

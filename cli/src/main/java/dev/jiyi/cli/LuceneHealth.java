@@ -3,6 +3,8 @@ package dev.jiyi.cli;
 import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.InvalidInputException;
 import dev.jiyi.authority.JiyiException;
+import dev.jiyi.authority.Table;
+import dev.jiyi.authority.TableCounts;
 import dev.jiyi.lucene.LuceneIndex;
 
 import java.nio.file.Path;
@@ -35,10 +37,10 @@ record LuceneHealth(boolean built, Path directory, LuceneIndex.Report report, lo
      * Checks the home's Lucene index against the authority's row counts (doctor's {@code tables}).
      * Never creates an index that does not exist.
      */
-    static LuceneHealth check(Jiyi jiyi, Map<String, Long> tableCounts) {
+    static LuceneHealth check(Jiyi jiyi, TableCounts tableCounts) {
         Path root = jiyi.home().dir().resolve("lucene");
-        long memories = tableCounts.getOrDefault("memories", 0L);
-        long events = tableCounts.getOrDefault("events", 0L);
+        long memories = tableCounts.of(Table.MEMORIES);
+        long events = tableCounts.of(Table.EVENTS);
         if (!LuceneIndex.exists(root)) {
             return new LuceneHealth(false, null, null, memories, events, null);
         }

@@ -3,7 +3,7 @@ package dev.jiyi.cli;
 import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.Ids;
 import dev.jiyi.authority.InvalidInputException;
-import dev.jiyi.authority.RecallIndex;
+import dev.jiyi.authority.index.RecallIndex;
 import dev.jiyi.pack.PackRequest;
 import dev.jiyi.ranking.RecallMode;
 import dev.jiyi.ranking.RecallRequest;

@@ -2,19 +2,20 @@ package dev.jiyi.cli;
 
 import dev.jiyi.authority.InvalidInputException;
 import dev.jiyi.authority.JiyiException;
-import dev.jiyi.authority.RecallIndex;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.Times;
+import dev.jiyi.authority.index.RecallIndex;
 import dev.jiyi.lucene.LuceneIndex;
+import dev.jiyi.ranking.Evidence;
+import dev.jiyi.ranking.Presentation;
 import dev.jiyi.ranking.Recall;
 import dev.jiyi.ranking.RecallMode;
 import dev.jiyi.ranking.RecallRequest;
 import dev.jiyi.ranking.RecallResult;
-import dev.jiyi.ranking.Evidence;
-import dev.jiyi.ranking.Presentation;
 import dev.jiyi.ranking.RecalledItem;
-import dev.jiyi.ranking.Status;
 import dev.jiyi.ranking.Signal;
+import dev.jiyi.ranking.Status;
+
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;

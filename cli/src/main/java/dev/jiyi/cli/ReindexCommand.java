@@ -66,8 +66,7 @@ final class ReindexCommand extends Verb {
 
     /** Events and memories: what a rebuild feeds, the total its progress counts toward. */
     private static long rows(Jiyi jiyi) {
-        Map<String, Long> counts = jiyi.authority().tableCounts();
-        return counts.getOrDefault("events", 0L) + counts.getOrDefault("memories", 0L);
+        return jiyi.authority().tableCounts().indexed();
     }
 
     private int lucene(Jiyi jiyi, Output out, long started) {

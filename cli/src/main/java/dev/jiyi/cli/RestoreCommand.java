@@ -1,9 +1,11 @@
 package dev.jiyi.cli;
 
-import dev.jiyi.authority.ArchiveReport;
-import java.nio.file.Path;
+import dev.jiyi.authority.archive.ArchiveReport;
+
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
+
+import java.nio.file.Path;
 
 /**
  * {@code jiyi restore FILE} (O5): a backup made by {@code jiyi backup} into an empty home, through

@@ -1,9 +1,10 @@
 package dev.jiyi.cli;
 
-import dev.jiyi.authority.RecallIndex;
+import dev.jiyi.authority.index.RecallIndex;
 import dev.jiyi.pack.ContextPack;
 import dev.jiyi.pack.Pack;
 import dev.jiyi.pack.PackRequest;
+
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

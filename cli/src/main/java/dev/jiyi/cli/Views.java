@@ -238,7 +238,7 @@ final class Views {
         m.put("schema_version", r.schemaVersion());
         m.put("integrity", r.integrity());
         m.put("foreign_key_violations", r.foreignKeyViolations());
-        m.put("tables", r.tableCounts());
+        m.put("tables", r.tableCounts().byName());
         m.put("pending_extractions", r.pendingExtractions());
         m.put("problems", r.problems());
         return m;

@@ -1,18 +1,20 @@
 package dev.jiyi.fts5;
 
 import dev.jiyi.analysis.ChineseTokens;
-import dev.jiyi.authority.Candidate;
-import dev.jiyi.authority.Eligibility;
 import dev.jiyi.authority.Event;
 import dev.jiyi.authority.EventSubmission;
-import dev.jiyi.authority.LexicalIndex;
 import dev.jiyi.authority.Memory;
 import dev.jiyi.authority.MemoryDraft;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.Snapshot;
 import dev.jiyi.authority.Sql;
+import dev.jiyi.authority.Table;
+import dev.jiyi.authority.TableCounts;
 import dev.jiyi.authority.StorageException;
-import dev.jiyi.authority.TransactionalIndex;
+import dev.jiyi.authority.index.Candidate;
+import dev.jiyi.authority.index.Eligibility;
+import dev.jiyi.authority.index.LexicalIndex;
+import dev.jiyi.authority.index.TransactionalIndex;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -95,11 +97,61 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     /** Texts per write from which {@link #analyzeAhead} segments in parallel. */
     private static final int PARALLEL_FROM = 64;
 
+    /**
+     * The index's two tables, as this index defines them (since schema 12 the FTS5 index owns them;
+     * migrations 1, 4 and 10 created their earlier forms and stay as released): contentless, the
+     * {@code ascii} tokenizer over the analysis module's tokens, the scope token in a column of its
+     * own that the rank function {@code bm25(1.0, 0.0)} weighs 0, and secure-delete, so that a
+     * deleted row's terms leave the index pages at once (D1). A change here is a change of
+     * {@link #VERSION}: the rebuild that follows begins with {@link #clear}, which replaces the
+     * tables with ones of this definition.
+     */
+    private static final List<String> TABLES = List.of(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(tokens, scope, content = '', tokenize = 'ascii')",
+            "CREATE VIRTUAL TABLE IF NOT EXISTS events_fts USING fts5(tokens, scope, content = '', tokenize = 'ascii')",
+            "INSERT INTO memories_fts (memories_fts, rank) VALUES ('secure-delete', 1)",
+            "INSERT INTO events_fts (events_fts, rank) VALUES ('secure-delete', 1)",
+            "INSERT INTO memories_fts (memories_fts, rank) VALUES ('rank', 'bm25(1.0, 0.0)')",
+            "INSERT INTO events_fts (events_fts, rank) VALUES ('rank', 'bm25(1.0, 0.0)')");
+
     @Override
+    public boolean installed(Sql tx) throws SQLException {
+        return Sql.strings(tx.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' "
+                + "AND name IN ('memories_fts', 'events_fts')")).getFirst().equals("2");
+    }
+
+    @Override
+    public void install(Sql tx) throws SQLException {
+        for (String statement : TABLES) {
+            tx.execute(statement);
+        }
+    }
+
+    /**
+     * One row per event and per memory (counts only: rows with the right count and the wrong terms
+     * would pass; {@code reindex} rebuilds from the authoritative text either way).
+     */
+    @Override
+    public List<String> check(Sql tx, TableCounts counts) throws SQLException {
+        List<String> problems = new ArrayList<>();
+        for (Table table : List.of(Table.EVENTS, Table.MEMORIES)) {
+            long indexed = Long.parseLong(Sql.strings(tx.prepare("SELECT count(*) FROM " + table.sqlName() + "_fts"))
+                    .getFirst());
+            if (indexed != counts.of(table)) {
+                problems.add(table.sqlName() + "_fts holds " + indexed + " row(s) for " + counts.of(table) + " "
+                        + table.sqlName() + ": the FTS5 index is out of step, run `jiyi reindex`");
+            }
+        }
+        return problems;
+    }
+
+    @Override
+    /** Replaces both tables with empty ones of this index's definition ({@link #TABLES}). */
     public void clear(Sql tx) throws SQLException {
         analyzed.get().clear();
-        tx.execute("INSERT INTO memories_fts (memories_fts) VALUES ('delete-all')");
-        tx.execute("INSERT INTO events_fts (events_fts) VALUES ('delete-all')");
+        tx.execute("DROP TABLE IF EXISTS memories_fts");
+        tx.execute("DROP TABLE IF EXISTS events_fts");
+        install(tx);
     }
 
     @Override

@@ -1,10 +1,10 @@
 package dev.jiyi.fts5;
 
 import dev.jiyi.analysis.ChineseTokens;
-import dev.jiyi.authority.Candidate;
-import dev.jiyi.authority.LexicalIndex;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.Sql;
+import dev.jiyi.authority.index.Candidate;
+import dev.jiyi.authority.index.LexicalIndex;
 
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

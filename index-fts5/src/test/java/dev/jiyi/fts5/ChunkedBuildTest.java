@@ -1,16 +1,21 @@
 package dev.jiyi.fts5;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.Basis;
-import dev.jiyi.authority.Candidate;
-import dev.jiyi.authority.Eligibility;
 import dev.jiyi.authority.EventSubmission;
 import dev.jiyi.authority.Kind;
 import dev.jiyi.authority.MemoryDraft;
 import dev.jiyi.authority.Role;
 import dev.jiyi.authority.Scope;
+import dev.jiyi.authority.index.Candidate;
+import dev.jiyi.authority.index.Eligibility;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -21,11 +26,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Index builds in steps (O2, migration 11): a rebuild at open (a stale version, a migration that

@@ -2,7 +2,6 @@ package dev.jiyi.fts5;
 
 import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.Basis;
-import dev.jiyi.authority.Eligibility;
 import dev.jiyi.authority.EventSubmission;
 import dev.jiyi.authority.Kind;
 import dev.jiyi.authority.Memory;
@@ -10,6 +9,8 @@ import dev.jiyi.authority.MemoryDraft;
 import dev.jiyi.authority.Role;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.SeededRandom;
+import dev.jiyi.authority.index.Eligibility;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -141,7 +142,7 @@ class Fts5IndexTest {
         event(Role.USER, "completely unrelated cooking notes");
         assertThat(Fts5Index.literalQuery(token)).isNull();
         assertThat(Fts5Index.contentTokens("hello " + token + " 世界")).isEqualTo("hello 世 世界 界");
-        assertThat(authority.<List<dev.jiyi.authority.Candidate>>read(snap -> snap.memoryCandidates(index, token, Eligibility.anyTime(scope), 10))).isEmpty();
+        assertThat(authority.<List<dev.jiyi.authority.index.Candidate>>read(snap -> snap.memoryCandidates(index, token, Eligibility.anyTime(scope), 10))).isEmpty();
         assertThat(authority.eventCandidates(index, scope, token + " cooking", 10)).hasSize(1);
     }
 

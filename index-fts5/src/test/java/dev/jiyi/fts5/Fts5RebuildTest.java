@@ -2,14 +2,15 @@ package dev.jiyi.fts5;
 
 import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.Basis;
-import dev.jiyi.authority.Candidate;
-import dev.jiyi.authority.Eligibility;
 import dev.jiyi.authority.EventSubmission;
 import dev.jiyi.authority.Kind;
 import dev.jiyi.authority.Memory;
 import dev.jiyi.authority.MemoryDraft;
 import dev.jiyi.authority.Role;
 import dev.jiyi.authority.Scope;
+import dev.jiyi.authority.index.Candidate;
+import dev.jiyi.authority.index.Eligibility;
+
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -175,6 +176,39 @@ class Fts5RebuildTest {
                 s.execute("INSERT INTO memories_fts (memories_fts) VALUES ('integrity-check')");
                 s.execute("INSERT INTO events_fts (events_fts) VALUES ('integrity-check')");
             }
+            assertThat(a.doctor().healthy()).isTrue();
+        }
+    }
+
+    @Test
+    @DisplayName("O6 the FTS5 tables are the index's own: dropped by hand, they are created again from its definition "
+            + "and rebuilt at the next open; doctor's row check is the index's, and only an attached, current index is checked")
+    void tablesAreTheIndexs() throws SQLException {
+        Fts5Index index = new Fts5Index();
+        try (Authority a = Authority.open(db(), List.of(index))) {
+            fill(a);
+        }
+        try (Connection c = sql(); Statement s = c.createStatement()) {
+            s.execute("DROP TABLE memories_fts");
+            s.execute("DROP TABLE events_fts");
+        }
+        try (Authority a = Authority.open(db(), List.of())) {
+            assertThat(a.doctor().healthy()).as("no index attached: nothing of FTS5 is checked").isTrue();
+        }
+        try (Authority a = Authority.open(db(), List.of(index))) {
+            assertThat(text("SELECT sql FROM sqlite_master WHERE name = 'events_fts'"))
+                    .contains("tokens, scope", "content = ''", "tokenize = 'ascii'");
+            assertThat(text("SELECT v FROM memories_fts_config WHERE k = 'rank'")).isEqualTo("bm25(1.0, 0.0)");
+            assertThat(text("SELECT v FROM events_fts_config WHERE k = 'secure-delete'")).isEqualTo("1");
+            assertThat(count("SELECT count(*) FROM events_fts")).isEqualTo(4);
+            assertThat(find(a, index, "龙井")).hasSize(1);
+            assertThat(a.doctor().healthy()).isTrue();
+            try (Connection c = sql(); Statement s = c.createStatement()) {
+                s.execute("INSERT INTO memories_fts (memories_fts) VALUES ('delete-all')");
+            }
+            assertThat(a.doctor().problems()).contains(
+                    "memories_fts holds 0 row(s) for 4 memories: the FTS5 index is out of step, run `jiyi reindex`");
+            a.rebuildIndexes(n -> { });
             assertThat(a.doctor().healthy()).isTrue();
         }
     }

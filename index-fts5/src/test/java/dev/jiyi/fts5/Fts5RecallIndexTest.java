@@ -1,9 +1,9 @@
 package dev.jiyi.fts5;
 
-import dev.jiyi.authority.ExactVectorScan;
-import dev.jiyi.authority.RecallIndex;
 import dev.jiyi.authority.RecallIndexContract;
-import dev.jiyi.authority.TransactionalIndex;
+import dev.jiyi.authority.index.ExactVectorScan;
+import dev.jiyi.authority.index.RecallIndex;
+import dev.jiyi.authority.index.TransactionalIndex;
 
 import java.util.List;
 

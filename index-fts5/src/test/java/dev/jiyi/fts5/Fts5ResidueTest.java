@@ -2,11 +2,12 @@ package dev.jiyi.fts5;
 
 import dev.jiyi.analysis.ChineseTokens;
 import dev.jiyi.authority.Authority;
-import dev.jiyi.authority.Candidate;
 import dev.jiyi.authority.EventSubmission;
 import dev.jiyi.authority.FileBytes;
 import dev.jiyi.authority.Role;
 import dev.jiyi.authority.Scope;
+import dev.jiyi.authority.index.Candidate;
+
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -2,10 +2,11 @@ package dev.jiyi.fts5;
 
 import dev.jiyi.analysis.ChineseTokens;
 import dev.jiyi.authority.Authority;
-import dev.jiyi.authority.Candidate;
 import dev.jiyi.authority.EventSubmission;
 import dev.jiyi.authority.Role;
 import dev.jiyi.authority.Scope;
+import dev.jiyi.authority.index.Candidate;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;

@@ -1,16 +1,16 @@
 package dev.jiyi.fts5;
 
+import dev.jiyi.authority.Authority;
+import dev.jiyi.authority.Database;
+import dev.jiyi.authority.Scope;
+import dev.jiyi.authority.index.Candidate;
+import dev.jiyi.authority.index.Eligibility;
+
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-
-import dev.jiyi.authority.Authority;
-import dev.jiyi.authority.Candidate;
-import dev.jiyi.authority.Database;
-import dev.jiyi.authority.Eligibility;
-import dev.jiyi.authority.Scope;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

@@ -1,10 +1,10 @@
 package dev.jiyi.lucene;
 
-import dev.jiyi.authority.Eligibility;
 import dev.jiyi.authority.Event;
 import dev.jiyi.authority.Memory;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.VectorCache;
+import dev.jiyi.authority.index.Eligibility;
 
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;

@@ -3,21 +3,21 @@ package dev.jiyi.lucene;
 import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.Basis;
 import dev.jiyi.authority.BatchResult;
-import dev.jiyi.authority.Candidate;
 import dev.jiyi.authority.Category;
 import dev.jiyi.authority.Derivation;
-import dev.jiyi.authority.Eligibility;
 import dev.jiyi.authority.Event;
 import dev.jiyi.authority.EventSubmission;
 import dev.jiyi.authority.Kind;
 import dev.jiyi.authority.Memory;
 import dev.jiyi.authority.MemoryDraft;
-import dev.jiyi.authority.Neighbours;
 import dev.jiyi.authority.Role;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.SubmitResult;
 import dev.jiyi.authority.VectorCache;
-import dev.jiyi.authority.VectorQuery;
+import dev.jiyi.authority.index.Candidate;
+import dev.jiyi.authority.index.Eligibility;
+import dev.jiyi.authority.index.Neighbours;
+import dev.jiyi.authority.index.VectorQuery;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -126,7 +126,7 @@ final class Archive {
         return a.read(s -> s.eventCandidates(index, query, scope, limit));
     }
 
-    static Neighbours nearest(Authority a, dev.jiyi.authority.VectorIndex index, float[] q, Eligibility filter, int k) {
+    static Neighbours nearest(Authority a, dev.jiyi.authority.index.VectorIndex index, float[] q, Eligibility filter, int k) {
         return a.read(s -> s.nearest(index, new VectorQuery(q, FINGERPRINT, filter, k, -2, 0)));
     }
 

@@ -2,10 +2,10 @@ package dev.jiyi.lucene;
 
 import dev.jiyi.analysis.ChineseTokens;
 import dev.jiyi.authority.Authority;
-import dev.jiyi.authority.Candidate;
-import dev.jiyi.authority.Eligibility;
 import dev.jiyi.authority.Memory;
 import dev.jiyi.authority.SeededRandom;
+import dev.jiyi.authority.index.Candidate;
+import dev.jiyi.authority.index.Eligibility;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -27,7 +27,7 @@ import static dev.jiyi.lucene.Archive.remember;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * R11: Lucene's scores are coverage, BM25 over the query's ideal ({@link dev.jiyi.authority.LexicalIndex}),
+ * R11: Lucene's scores are coverage, BM25 over the query's ideal ({@link dev.jiyi.authority.index.LexicalIndex}),
  * so they compare across queries and lists: a text holding a query's words scores about 1 whether
  * the query is two words or twenty, a turn whose neighbour holds them about the near weight, and a
  * text sharing a single common character with a long query near 0, even as the best match.

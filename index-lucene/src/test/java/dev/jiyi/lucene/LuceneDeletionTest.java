@@ -5,11 +5,11 @@ import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.Correction;
 import dev.jiyi.authority.CorrectionDraft;
 import dev.jiyi.authority.Deletion;
-import dev.jiyi.authority.Eligibility;
 import dev.jiyi.authority.Event;
 import dev.jiyi.authority.FileBytes;
 import dev.jiyi.authority.Memory;
 import dev.jiyi.authority.SeededRandom;
+import dev.jiyi.authority.index.Eligibility;
 
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.LeafReaderContext;

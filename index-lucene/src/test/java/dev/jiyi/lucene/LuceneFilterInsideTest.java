@@ -4,13 +4,13 @@ import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.Category;
 import dev.jiyi.authority.CorrectionDraft;
 import dev.jiyi.authority.Derivation;
-import dev.jiyi.authority.Eligibility;
 import dev.jiyi.authority.EventSubmission;
 import dev.jiyi.authority.Kind;
 import dev.jiyi.authority.Memory;
 import dev.jiyi.authority.Role;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.SeededRandom;
+import dev.jiyi.authority.index.Eligibility;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

@@ -1,17 +1,17 @@
 package dev.jiyi.lucene;
 
 import dev.jiyi.authority.Authority;
-import dev.jiyi.authority.Candidate;
 import dev.jiyi.authority.Category;
 import dev.jiyi.authority.Derivation;
-import dev.jiyi.authority.Eligibility;
 import dev.jiyi.authority.EventSubmission;
-import dev.jiyi.authority.ExactVectorScan;
 import dev.jiyi.authority.Memory;
-import dev.jiyi.authority.Neighbours;
 import dev.jiyi.authority.Role;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.SeededRandom;
+import dev.jiyi.authority.index.Candidate;
+import dev.jiyi.authority.index.Eligibility;
+import dev.jiyi.authority.index.ExactVectorScan;
+import dev.jiyi.authority.index.Neighbours;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

@@ -1,9 +1,9 @@
 package dev.jiyi.lucene;
 
 import dev.jiyi.authority.Authority;
-import dev.jiyi.authority.RecallIndex;
 import dev.jiyi.authority.RecallIndexContract;
-import dev.jiyi.authority.TransactionalIndex;
+import dev.jiyi.authority.index.RecallIndex;
+import dev.jiyi.authority.index.TransactionalIndex;
 
 import org.junit.jupiter.api.AfterEach;
 

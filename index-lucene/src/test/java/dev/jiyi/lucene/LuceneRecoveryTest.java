@@ -1,11 +1,11 @@
 package dev.jiyi.lucene;
 
 import dev.jiyi.authority.Authority;
-import dev.jiyi.authority.Candidate;
 import dev.jiyi.authority.CorrectionDraft;
-import dev.jiyi.authority.Eligibility;
 import dev.jiyi.authority.Memory;
 import dev.jiyi.authority.SeededRandom;
+import dev.jiyi.authority.index.Candidate;
+import dev.jiyi.authority.index.Eligibility;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

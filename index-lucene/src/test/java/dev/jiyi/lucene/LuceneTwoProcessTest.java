@@ -1,8 +1,8 @@
 package dev.jiyi.lucene;
 
 import dev.jiyi.authority.Authority;
-import dev.jiyi.authority.Eligibility;
 import dev.jiyi.authority.Memory;
+import dev.jiyi.authority.index.Eligibility;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

@@ -3,7 +3,6 @@ package dev.jiyi.pack;
 import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.Category;
 import dev.jiyi.authority.Checkpoint;
-import dev.jiyi.authority.Eligibility;
 import dev.jiyi.authority.Event;
 import dev.jiyi.authority.Kind;
 import dev.jiyi.authority.Limits;
@@ -12,6 +11,7 @@ import dev.jiyi.authority.RecallRow;
 import dev.jiyi.authority.Role;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.Times;
+import dev.jiyi.authority.index.Eligibility;
 import dev.jiyi.ranking.CurrentEmotion;
 import dev.jiyi.ranking.Presentation;
 import dev.jiyi.ranking.Recall;
@@ -19,6 +19,7 @@ import dev.jiyi.ranking.RecallRequest;
 import dev.jiyi.ranking.RecallResult;
 import dev.jiyi.ranking.RecalledItem;
 import dev.jiyi.ranking.Status;
+
 import tools.jackson.databind.json.JsonMapper;
 
 import java.nio.charset.StandardCharsets;

@@ -1,27 +1,28 @@
 package dev.jiyi.pack;
 
-import com.knuddels.jtokkit.Encodings;
-import com.knuddels.jtokkit.api.EncodingRegistry;
-import com.knuddels.jtokkit.api.EncodingType;
 import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.Basis;
 import dev.jiyi.authority.Category;
-import dev.jiyi.authority.CheckpointDraft;
 import dev.jiyi.authority.Checkpoint;
+import dev.jiyi.authority.CheckpointDraft;
 import dev.jiyi.authority.Emotion;
 import dev.jiyi.authority.Event;
 import dev.jiyi.authority.EventSubmission;
-import dev.jiyi.authority.ExactVectorScan;
 import dev.jiyi.authority.Kind;
 import dev.jiyi.authority.Memory;
 import dev.jiyi.authority.MemoryDraft;
-import dev.jiyi.authority.RecallIndex;
 import dev.jiyi.authority.Role;
 import dev.jiyi.authority.Scope;
+import dev.jiyi.authority.index.ExactVectorScan;
+import dev.jiyi.authority.index.RecallIndex;
 import dev.jiyi.fts5.Fts5Index;
 import dev.jiyi.ranking.Recall;
 import dev.jiyi.ranking.RecallConfig;
 import dev.jiyi.ranking.RecallMode;
+
+import com.knuddels.jtokkit.Encodings;
+import com.knuddels.jtokkit.api.EncodingRegistry;
+import com.knuddels.jtokkit.api.EncodingType;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 

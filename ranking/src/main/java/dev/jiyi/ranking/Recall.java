@@ -2,20 +2,20 @@ package dev.jiyi.ranking;
 
 import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.Basis;
-import dev.jiyi.authority.Candidate;
-import dev.jiyi.authority.Eligibility;
 import dev.jiyi.authority.Event;
 import dev.jiyi.authority.Memory;
-import dev.jiyi.authority.Neighbours;
 import dev.jiyi.authority.RawEventRow;
-import dev.jiyi.authority.RecallIndex;
 import dev.jiyi.authority.RecallRow;
 import dev.jiyi.authority.RelatedLink;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.Snapshot;
 import dev.jiyi.authority.TurnContext;
 import dev.jiyi.authority.VectorCache;
-import dev.jiyi.authority.VectorQuery;
+import dev.jiyi.authority.index.Candidate;
+import dev.jiyi.authority.index.Eligibility;
+import dev.jiyi.authority.index.Neighbours;
+import dev.jiyi.authority.index.RecallIndex;
+import dev.jiyi.authority.index.VectorQuery;
 import dev.jiyi.providers.Embedder;
 import dev.jiyi.providers.ProviderException;
 

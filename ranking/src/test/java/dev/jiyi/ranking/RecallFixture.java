@@ -1,38 +1,27 @@
 package dev.jiyi.ranking;
 
 import dev.jiyi.authority.Authority;
-import dev.jiyi.authority.ExactVectorScan;
-import dev.jiyi.authority.RecallIndex;
 import dev.jiyi.authority.Basis;
 import dev.jiyi.authority.Category;
-import dev.jiyi.authority.Derivation;
-import dev.jiyi.authority.Emotion;
 import dev.jiyi.authority.EventSubmission;
-import dev.jiyi.authority.InvalidInputException;
 import dev.jiyi.authority.Kind;
 import dev.jiyi.authority.Memory;
 import dev.jiyi.authority.MemoryDraft;
 import dev.jiyi.authority.Role;
 import dev.jiyi.authority.Scope;
-import dev.jiyi.authority.SeededRandom;
+import dev.jiyi.authority.index.ExactVectorScan;
+import dev.jiyi.authority.index.RecallIndex;
 import dev.jiyi.fts5.Fts5Index;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 
 
 /** An authority with the FTS5 index in a temporary directory, and the helpers recall tests share. */

@@ -1,8 +1,5 @@
 package dev.jiyi.ranking;
 
-import dev.jiyi.authority.Authority;
-import dev.jiyi.authority.ExactVectorScan;
-import dev.jiyi.authority.RecallIndex;
 import dev.jiyi.authority.Basis;
 import dev.jiyi.authority.Category;
 import dev.jiyi.authority.Derivation;
@@ -15,18 +12,13 @@ import dev.jiyi.authority.MemoryDraft;
 import dev.jiyi.authority.Role;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.SeededRandom;
-import dev.jiyi.fts5.Fts5Index;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -296,7 +288,7 @@ class RecallTest extends RecallFixture {
         long read = authority.memoryRowsRead() - before;
         assertThat(r.items()).hasSize(20);
         assertThat(read).isPositive().isLessThanOrEqualTo(60);
-        assertThat(authority.doctor().tableCounts()).containsEntry("memories", (long) total);
+        assertThat(authority.doctor().tableCounts().byName()).containsEntry("memories", (long) total);
     }
 
     @Test

@@ -1,8 +1,6 @@
 package dev.jiyi.ranking;
 
 import dev.jiyi.authority.Authority;
-import dev.jiyi.authority.ExactVectorScan;
-import dev.jiyi.authority.RecallIndex;
 import dev.jiyi.authority.Basis;
 import dev.jiyi.authority.CorrectionDraft;
 import dev.jiyi.authority.EventSubmission;
@@ -12,9 +10,12 @@ import dev.jiyi.authority.MemoryDraft;
 import dev.jiyi.authority.Role;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.VectorCache;
+import dev.jiyi.authority.index.ExactVectorScan;
+import dev.jiyi.authority.index.RecallIndex;
 import dev.jiyi.fts5.Fts5Index;
 import dev.jiyi.providers.Embedder;
 import dev.jiyi.providers.ProviderException;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;

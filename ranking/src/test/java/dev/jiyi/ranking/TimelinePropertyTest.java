@@ -1,8 +1,6 @@
 package dev.jiyi.ranking;
 
 import dev.jiyi.authority.Authority;
-import dev.jiyi.authority.ExactVectorScan;
-import dev.jiyi.authority.RecallIndex;
 import dev.jiyi.authority.Basis;
 import dev.jiyi.authority.Category;
 import dev.jiyi.authority.EventSubmission;
@@ -13,7 +11,10 @@ import dev.jiyi.authority.Role;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.SeededRandom;
 import dev.jiyi.authority.Validity;
+import dev.jiyi.authority.index.ExactVectorScan;
+import dev.jiyi.authority.index.RecallIndex;
 import dev.jiyi.fts5.Fts5Index;
+
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -7,7 +7,7 @@ import dev.jiyi.authority.Derivation;
 import dev.jiyi.authority.EventSubmission;
 import dev.jiyi.authority.Memory;
 import dev.jiyi.authority.MemoryDraft;
-import dev.jiyi.authority.RecallIndex;
+import dev.jiyi.authority.index.RecallIndex;
 import dev.jiyi.bench.CachedArchive;
 import dev.jiyi.cli.Home;
 import dev.jiyi.cli.Jiyi;
