@@ -1,17 +1,21 @@
 package dev.jiyi.authority;
 
 import dev.jiyi.authority.index.ChangeLog;
+import dev.jiyi.authority.index.ChangeLogFollower;
 import dev.jiyi.authority.index.Eligibility;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -68,103 +72,130 @@ class ChangeLogFollowerTest {
     /** An index outside SQLite, keyed by row number, fed only by the change log and reads by ID. */
     static final class Follower {
         long applied;
+        ChangeLogFollower.Position position = ChangeLogFollower.Position.START;
         final Map<Long, MemoryState> memories = new TreeMap<>();
         final Map<Long, EventState> events = new TreeMap<>();
         /** Rows with a vector according to the vector entries alone (insert adds, delete removes). */
         final Set<Long> vectorRowsByLog = new TreeSet<>();
         final List<ChangeLog.Entry> seen = new ArrayList<>();
 
-        /** Applies every entry after {@link #applied}, in pages of {@code pageSize}; returns them. */
+        /**
+         * Applies every entry after {@link #applied} through {@link ChangeLogFollower}, in pages of
+         * {@code pageSize}; returns them.
+         */
         List<ChangeLog.Entry> catchUp(Authority a, int pageSize) {
             return a.read(s -> {
-                long head = s.changeLogHead();
                 List<ChangeLog.Entry> batch = new ArrayList<>();
-                long after = applied;
-                while (true) {
-                    List<ChangeLog.Entry> page = s.changesAfter(after, pageSize);
-                    if (page.isEmpty()) {
-                        break;
+                ChangeLogFollower.Target target = new ChangeLogFollower.Target() {
+                    @Override
+                    public ChangeLogFollower.Position position() {
+                        return position;
                     }
-                    assertThat(page.size()).isLessThanOrEqualTo(pageSize);
-                    batch.addAll(page);
-                    after = page.getLast().seq();
-                }
-                assertThat(after).as("a catch-up reaches the head of its own snapshot").isEqualTo(Math.max(applied, head));
 
-                Set<String> memoryIds = new LinkedHashSet<>();
-                Set<String> eventIds = new LinkedHashSet<>();
-                Set<String> deletedMemoryIds = new LinkedHashSet<>();
-                Set<String> deletedEventIds = new LinkedHashSet<>();
-                List<Long> removedMemoryRows = new ArrayList<>();
-                List<Long> removedEventRows = new ArrayList<>();
-                for (ChangeLog.Entry e : batch) {
-                    switch (e.entity()) {
-                        case EVENT -> {
-                            assertThat(e.rowId()).as("row of %s", e).isNotNull();
-                            eventIds.add(e.entityId());
-                            if (e.op() == ChangeLog.Op.DELETE) {
-                                deletedEventIds.add(e.entityId());
-                                removedEventRows.add(e.rowId());
-                            }
-                        }
-                        case MEMORY -> {
-                            assertThat(e.rowId()).as("row of %s", e).isNotNull();
-                            memoryIds.add(e.entityId());
-                            if (e.op() == ChangeLog.Op.DELETE) {
-                                deletedMemoryIds.add(e.entityId());
-                                removedMemoryRows.add(e.rowId());
-                            }
-                        }
-                        case VECTOR -> {
-                            assertThat(e.rowId()).as("row of %s", e).isNotNull();
-                            memoryIds.add(e.entityId());
-                            switch (e.op()) {
-                                case INSERT -> vectorRowsByLog.add(e.rowId());
-                                case DELETE -> vectorRowsByLog.remove(e.rowId());
-                                case UPDATE -> fail("a vector is stored or removed, never updated: %s", e);
-                            }
-                        }
-                        default -> {
-                            // personas, relations and checkpoints are not indexed
-                        }
+                    @Override
+                    public void apply(Snapshot snapshot, List<ChangeLog.Entry> page) {
+                        assertThat(page.size()).isLessThanOrEqualTo(pageSize);
+                        batch.addAll(page);
                     }
-                }
-                // Rows a delete entry names are dropped by the row number it carries.
-                removedMemoryRows.forEach(memories::remove);
-                removedEventRows.forEach(events::remove);
 
-                Map<String, Memory> currentMemories = new LinkedHashMap<>();
-                s.memoriesById(memoryIds).forEach(m -> currentMemories.put(m.id(), m));
-                Map<String, Event> currentEvents = new LinkedHashMap<>();
-                s.eventsById(eventIds).forEach(e -> currentEvents.put(e.id(), e));
-                for (String id : memoryIds) {
-                    if (!currentMemories.containsKey(id)) {
-                        assertThat(deletedMemoryIds).as("memory %s is gone, so a delete entry says so", id).contains(id);
+                    @Override
+                    public void commit(ChangeLogFollower.Position reached) {
+                        absorb(s, batch);
+                        position = reached;
                     }
-                }
-                for (String id : eventIds) {
-                    if (!currentEvents.containsKey(id)) {
-                        assertThat(deletedEventIds).as("event %s is gone, so a delete entry says so", id).contains(id);
-                    }
-                }
-                checkRowIds(batch, currentMemories, currentEvents);
 
-                Set<Long> withVector = new TreeSet<>();
-                currentMemories.values().stream().map(Memory::scope).distinct()
-                        .sorted(Comparator.comparing(Scope::personaId).thenComparing(Scope::projectId))
-                        .forEach(scope -> s.scanVectors(Eligibility.anyTime(scope), FP, 0, (row, v) -> withVector.add(row)));
-                for (Memory m : currentMemories.values()) {
-                    memories.put(m.rowId(), new MemoryState(m.rowId(), m.id(), m.scope(), m.eventId(), m.text(),
-                            m.validity(), m.revokedAt(), withVector.contains(m.rowId())));
+                    @Override
+                    public void rebuild(Snapshot snapshot, String reason) {
+                        fail("the log continues the toy index, yet it was rebuilt: %s", reason);
+                    }
+                };
+                long before = position.seq();
+                ChangeLogFollower.Outcome o;
+                try {
+                    o = new ChangeLogFollower(pageSize, Duration.ofDays(1)).follow(s, target);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
                 }
-                for (Event e : currentEvents.values()) {
-                    events.put(e.sequence(), new EventState(e.sequence(), e.id(), e.scope(), e.text(), e.amended(),
-                            e.extraction()));
-                }
-                applied = after;
+                assertThat(o.applied()).as("a catch-up reaches the head of its own snapshot")
+                        .isEqualTo(Math.max(before, s.changeLogHead()));
+                applied = o.applied();
                 seen.addAll(batch);
                 return batch;
             });
+        }
+
+        /** Takes in a batch: rows its delete entries name dropped, the rows it names read as they are now. */
+        private void absorb(Snapshot s, List<ChangeLog.Entry> batch) {
+            Set<String> memoryIds = new LinkedHashSet<>();
+            Set<String> eventIds = new LinkedHashSet<>();
+            Set<String> deletedMemoryIds = new LinkedHashSet<>();
+            Set<String> deletedEventIds = new LinkedHashSet<>();
+            List<Long> removedMemoryRows = new ArrayList<>();
+            List<Long> removedEventRows = new ArrayList<>();
+            for (ChangeLog.Entry e : batch) {
+                switch (e.entity()) {
+                    case EVENT -> {
+                        assertThat(e.rowId()).as("row of %s", e).isNotNull();
+                        eventIds.add(e.entityId());
+                        if (e.op() == ChangeLog.Op.DELETE) {
+                            deletedEventIds.add(e.entityId());
+                            removedEventRows.add(e.rowId());
+                        }
+                    }
+                    case MEMORY -> {
+                        assertThat(e.rowId()).as("row of %s", e).isNotNull();
+                        memoryIds.add(e.entityId());
+                        if (e.op() == ChangeLog.Op.DELETE) {
+                            deletedMemoryIds.add(e.entityId());
+                            removedMemoryRows.add(e.rowId());
+                        }
+                    }
+                    case VECTOR -> {
+                        assertThat(e.rowId()).as("row of %s", e).isNotNull();
+                        memoryIds.add(e.entityId());
+                        switch (e.op()) {
+                            case INSERT -> vectorRowsByLog.add(e.rowId());
+                            case DELETE -> vectorRowsByLog.remove(e.rowId());
+                            case UPDATE -> fail("a vector is stored or removed, never updated: %s", e);
+                        }
+                    }
+                    default -> {
+                        // personas, relations and checkpoints are not indexed
+                    }
+                }
+            }
+            // Rows a delete entry names are dropped by the row number it carries.
+            removedMemoryRows.forEach(memories::remove);
+            removedEventRows.forEach(events::remove);
+
+            Map<String, Memory> currentMemories = new LinkedHashMap<>();
+            s.memoriesById(memoryIds).forEach(m -> currentMemories.put(m.id(), m));
+            Map<String, Event> currentEvents = new LinkedHashMap<>();
+            s.eventsById(eventIds).forEach(e -> currentEvents.put(e.id(), e));
+            for (String id : memoryIds) {
+                if (!currentMemories.containsKey(id)) {
+                    assertThat(deletedMemoryIds).as("memory %s is gone, so a delete entry says so", id).contains(id);
+                }
+            }
+            for (String id : eventIds) {
+                if (!currentEvents.containsKey(id)) {
+                    assertThat(deletedEventIds).as("event %s is gone, so a delete entry says so", id).contains(id);
+                }
+            }
+            checkRowIds(batch, currentMemories, currentEvents);
+
+            Set<Long> withVector = new TreeSet<>();
+            currentMemories.values().stream().map(Memory::scope).distinct()
+                    .sorted(Comparator.comparing(Scope::personaId).thenComparing(Scope::projectId))
+                    .forEach(scope -> s.scanVectors(Eligibility.anyTime(scope), FP, 0, (row, v) -> withVector.add(row)));
+            for (Memory m : currentMemories.values()) {
+                memories.put(m.rowId(), new MemoryState(m.rowId(), m.id(), m.scope(), m.eventId(), m.text(),
+                        m.validity(), m.revokedAt(), withVector.contains(m.rowId())));
+            }
+            for (Event e : currentEvents.values()) {
+                events.put(e.sequence(), new EventState(e.sequence(), e.id(), e.scope(), e.text(), e.amended(),
+                        e.extraction()));
+            }
         }
 
         /**

@@ -12,6 +12,8 @@ import dev.jiyi.cli.Jiyi;
 import dev.jiyi.cli.Progress;
 import dev.jiyi.lucene.Analysis;
 import dev.jiyi.lucene.LuceneIndex;
+import dev.jiyi.lucene.LuceneOptions;
+import dev.jiyi.lucene.LuceneStatus;
 import dev.jiyi.ranking.Recall;
 import dev.jiyi.ranking.RecallConfig;
 import dev.jiyi.ranking.RecallMode;
@@ -204,8 +206,8 @@ public final class LuceneRecallHarness implements Callable<Integer> {
         return 0;
     }
 
-    private LuceneIndex.Options options() {
-        return LuceneIndex.Options.defaults().withAnalysis(analysis);
+    private LuceneOptions options() {
+        return LuceneOptions.defaults().withAnalysis(analysis);
     }
 
     private Path luceneRoot(CachedArchive archive) {
@@ -314,7 +316,7 @@ public final class LuceneRecallHarness implements Callable<Integer> {
      * index of a large archive takes minutes.
      */
     public static void catchUp(LuceneIndex lucene, Authority authority, String label, boolean quiet) {
-        LuceneIndex.Status s = lucene.catchUp(authority);
+        LuceneStatus s = lucene.catchUp(authority);
         if (s.behind() == 0) {
             return;
         }

@@ -2,6 +2,7 @@ package dev.jiyi.bench;
 
 import dev.jiyi.cli.Jiyi;
 import dev.jiyi.lucene.LuceneIndex;
+import dev.jiyi.lucene.LuceneStatus;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.ServerParameters;
@@ -186,7 +187,7 @@ public final class McpLatencyHarness implements Callable<Integer> {
         try (Jiyi jiyi = Jiyi.open(archive.home())) {
             LuceneIndex lucene = jiyi.lucene();
             lucene.rebuild(jiyi.authority());
-            for (LuceneIndex.Status s = lucene.catchUp(jiyi.authority()); s.behind() > 0 && !s.readOnly();
+            for (LuceneStatus s = lucene.catchUp(jiyi.authority()); s.behind() > 0 && !s.readOnly();
                  s = lucene.catchUp(jiyi.authority())) {
                 // applies the rest of the change log
             }

@@ -13,8 +13,9 @@ import dev.jiyi.bench.CachedArchive.Distribution;
 import dev.jiyi.bench.CachedArchive.VectorSpec;
 import dev.jiyi.bench.LuceneRecallHarness.Latency;
 import dev.jiyi.cli.Jiyi;
-import dev.jiyi.lucene.LuceneIndex.VectorFormat;
+import dev.jiyi.lucene.LuceneOptions.VectorFormat;
 import dev.jiyi.lucene.LuceneIndex;
+import dev.jiyi.lucene.LuceneOptions;
 
 import org.apache.lucene.codecs.CompoundDirectory;
 import org.apache.lucene.index.SegmentCommitInfo;
@@ -186,7 +187,7 @@ public final class VectorRecallHarness implements Callable<Integer> {
             for (VectorFormat format : formats) {
                 Path root = archive.dir().resolve("lucene-" + format.code());
                 String key = "luceneBuildNanos." + format.code();
-                LuceneIndex.Options options = LuceneIndex.Options.defaults().withVectors(format);
+                LuceneOptions options = LuceneOptions.defaults().withVectors(format);
                 boolean built = false;
                 if (rebuild || !LuceneIndex.exists(root) || archive.figure(key) < 0) {
                     out.printf(Locale.ROOT, "  building the Lucene index with %s vectors ...%n", format.code());

@@ -1,6 +1,7 @@
 package dev.jiyi.cli;
 
 import dev.jiyi.authority.InvalidInputException;
+import dev.jiyi.lucene.LuceneOptions;
 import dev.jiyi.ranking.RecallConfig;
 import dev.jiyi.ranking.Weights;
 
@@ -166,14 +167,14 @@ final class Config {
      * The Lucene index's settings: {@code lucene.analyzer} (jiyi or smartcn), {@code lucene.vectors}
      * (float or int8), {@code lucene.knn_candidates} and {@code lucene.catch_up_ms}.
      */
-    dev.jiyi.lucene.LuceneIndex.Options lucene() {
-        dev.jiyi.lucene.LuceneIndex.Options d = dev.jiyi.lucene.LuceneIndex.Options.defaults();
+    dev.jiyi.lucene.LuceneOptions lucene() {
+        dev.jiyi.lucene.LuceneOptions d = dev.jiyi.lucene.LuceneOptions.defaults();
         String analyzer = get("lucene.analyzer");
         String vectors = get("lucene.vectors");
-        return new dev.jiyi.lucene.LuceneIndex.Options(
+        return new dev.jiyi.lucene.LuceneOptions(
                 analyzer == null || analyzer.isBlank() ? d.analysis() : dev.jiyi.lucene.Analysis.parse(analyzer.strip()),
                 vectors == null || vectors.isBlank() ? d.vectors()
-                        : dev.jiyi.lucene.LuceneIndex.VectorFormat.parse(vectors.strip()),
+                        : dev.jiyi.lucene.LuceneOptions.VectorFormat.parse(vectors.strip()),
                 positiveInteger("lucene.knn_candidates", d.knnCandidates()),
                 Duration.ofMillis(positiveInteger("lucene.catch_up_ms", (int) d.catchUpBudget().toMillis())));
     }

@@ -6,6 +6,8 @@ import dev.jiyi.authority.JiyiException;
 import dev.jiyi.authority.Table;
 import dev.jiyi.authority.TableCounts;
 import dev.jiyi.lucene.LuceneIndex;
+import dev.jiyi.lucene.LuceneReport;
+import dev.jiyi.lucene.LuceneStatus;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,7 +28,7 @@ import java.util.Map;
  * @param events the authority's event rows
  * @param problem what is wrong, in doctor's words with what to run; null when nothing is
  */
-record LuceneHealth(boolean built, Path directory, LuceneIndex.Report report, long memories, long events,
+record LuceneHealth(boolean built, Path directory, LuceneReport report, long memories, long events,
                     String problem) {
 
     static final String NOT_BUILT = "not built (optional; built on first `recall --index lucene` or `reindex --lucene`)";
@@ -45,7 +47,7 @@ record LuceneHealth(boolean built, Path directory, LuceneIndex.Report report, lo
             return new LuceneHealth(false, null, null, memories, events, null);
         }
         LuceneIndex index;
-        LuceneIndex.Report report;
+        LuceneReport report;
         try {
             index = jiyi.lucene();
             catchUp(index, jiyi.authority());
@@ -73,9 +75,9 @@ record LuceneHealth(boolean built, Path directory, LuceneIndex.Report report, lo
      * write lock (then the index is whatever that process last committed) or a round makes no progress.
      */
     private static void catchUp(LuceneIndex index, Authority authority) {
-        LuceneIndex.Status status = index.catchUp(authority);
+        LuceneStatus status = index.catchUp(authority);
         while (!status.readOnly() && status.behind() > 0) {
-            LuceneIndex.Status next = index.catchUp(authority);
+            LuceneStatus next = index.catchUp(authority);
             if (next.applied() <= status.applied()) {
                 return;
             }

@@ -2,6 +2,7 @@ package dev.jiyi.cli;
 
 import dev.jiyi.authority.FileBytes;
 import dev.jiyi.lucene.LuceneIndex;
+import dev.jiyi.lucene.LuceneOptions;
 import mockwebserver3.MockWebServer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -352,7 +353,7 @@ class LuceneCliTest {
         recall(cli, "鲁迅", "--index", "lucene"); // builds it
         String fresh;
         // Opening takes the write lock (one writer per directory; Lucene counts this JVM's holders too).
-        try (LuceneIndex holder = LuceneIndex.open(luceneRoot(), LuceneIndex.Options.defaults())) {
+        try (LuceneIndex holder = LuceneIndex.open(luceneRoot(), LuceneOptions.defaults())) {
             event("new", "我们下周去杭州看西湖", "2025-03-07T10:00:00+08:00");
             fresh = memory("new", "用户下周去杭州看西湖", "我们下周去杭州看西湖");
 

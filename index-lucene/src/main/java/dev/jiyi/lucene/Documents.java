@@ -3,6 +3,7 @@ package dev.jiyi.lucene;
 import dev.jiyi.authority.Event;
 import dev.jiyi.authority.Memory;
 import dev.jiyi.authority.Scope;
+import dev.jiyi.authority.Snapshot;
 import dev.jiyi.authority.VectorCache;
 import dev.jiyi.authority.index.Eligibility;
 
@@ -29,8 +30,11 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The Lucene documents, one per memory and one per raw event, and the filters over them. A document
@@ -220,5 +224,24 @@ final class Documents {
             return Long.MIN_VALUE;
         }
         return seconds * 1_000_000L + t.getNano() / 1_000;
+    }
+
+    /** The documents of these memories, each with its stored vectors, in their order. */
+    static List<Document> memories(Snapshot s, List<Memory> memories) {
+        List<Long> rows = new ArrayList<>(memories.size());
+        for (Memory m : memories) {
+            rows.add(m.rowId());
+        }
+        Map<Long, List<VectorCache.StoredVector>> vectors = new HashMap<>();
+        if (!rows.isEmpty()) {
+            for (VectorCache.StoredVector v : s.vectorsByMemoryRow(rows)) {
+                vectors.computeIfAbsent(v.memoryRow(), k -> new ArrayList<>()).add(v);
+            }
+        }
+        List<Document> docs = new ArrayList<>(memories.size());
+        for (Memory m : memories) {
+            docs.add(Documents.memory(m, vectors.getOrDefault(m.rowId(), List.of())));
+        }
+        return docs;
     }
 }

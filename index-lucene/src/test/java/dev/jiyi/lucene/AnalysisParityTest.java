@@ -77,7 +77,7 @@ class AnalysisParityTest {
         Map<Long, String> eventTexts = new TreeMap<>();
         Map<Long, String> memoryTexts = new TreeMap<>();
         try (Authority a = Authority.open(home.resolve("jiyi.db"), List.of(new Fts5Index()));
-             LuceneIndex lucene = LuceneIndex.open(home.resolve("lucene"), LuceneIndex.Options.defaults())) {
+             LuceneIndex lucene = LuceneIndex.open(home.resolve("lucene"), LuceneOptions.defaults())) {
             for (int i = 0; i < texts.size(); i++) {
                 Scope scope = i % 2 == 0 ? DIARY : Archive.WORK;
                 Event e = Archive.say(a, scope, "ev-" + i, texts.get(i));
@@ -204,10 +204,10 @@ class AnalysisParityTest {
         assertThatThrownBy(() -> Analysis.parse(null)).isInstanceOf(InvalidInputException.class)
                 .hasMessageContaining("lucene.analyzer");
         assertThatThrownBy(() -> Analysis.parse("结巴分词")).hasMessageNotContaining("结巴");
-        assertThat(LuceneIndex.VectorFormat.parse("int8")).isEqualTo(LuceneIndex.VectorFormat.INT8);
-        assertThatThrownBy(() -> LuceneIndex.VectorFormat.parse("int4")).isInstanceOf(InvalidInputException.class)
+        assertThat(LuceneOptions.VectorFormat.parse("int8")).isEqualTo(LuceneOptions.VectorFormat.INT8);
+        assertThatThrownBy(() -> LuceneOptions.VectorFormat.parse("int4")).isInstanceOf(InvalidInputException.class)
                 .hasMessageContaining("lucene.vectors").hasMessageNotContaining("int4");
-        assertThatThrownBy(() -> LuceneIndex.Options.defaults().withKnnCandidates(0))
+        assertThatThrownBy(() -> LuceneOptions.defaults().withKnnCandidates(0))
                 .isInstanceOf(InvalidInputException.class).hasMessageContaining("lucene.knn_candidates");
     }
 }

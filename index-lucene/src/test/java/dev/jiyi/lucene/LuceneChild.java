@@ -32,7 +32,7 @@ public final class LuceneChild {
         String mode = args[0];
         Path home = Path.of(args[1]);
         try (Authority authority = Authority.open(home.resolve("jiyi.db"), List.of())) {
-            LuceneIndex.Options options = LuceneIndex.Options.defaults();
+            LuceneOptions options = LuceneOptions.defaults();
             if (mode.equals("catchup")) {
                 options = options.withCatchUpBudget(Duration.ofMillis(1));
             }
@@ -60,7 +60,7 @@ public final class LuceneChild {
     }
 
     private static void hold(Authority authority, LuceneIndex index) throws Exception {
-        LuceneIndex.Status s = index.catchUp(authority);
+        LuceneStatus s = index.catchUp(authority);
         System.out.println("ready " + s.applied() + " " + s.readOnly());
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         for (String line = in.readLine(); line != null; line = in.readLine()) {

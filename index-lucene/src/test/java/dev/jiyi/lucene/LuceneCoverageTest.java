@@ -67,7 +67,7 @@ class LuceneCoverageTest {
     void holdingTheWordsScoresAboutOne() {
         Random random = SeededRandom.create("LuceneCoverageTest.holdingTheWordsScoresAboutOne");
         try (Authority a = Authority.open(home.resolve("jiyi.db"), List.of());
-             LuceneIndex lucene = LuceneIndex.open(home.resolve("lucene"), LuceneIndex.Options.defaults())) {
+             LuceneIndex lucene = LuceneIndex.open(home.resolve("lucene"), LuceneOptions.defaults())) {
             Memory[] held = new Memory[HELD.length];
             for (int i = 0; i < HELD.length; i++) {
                 Archive.fill(a, DIARY, "bg" + i + "-", 80, random); // the turns around each text are ordinary ones
@@ -95,7 +95,7 @@ class LuceneCoverageTest {
     void oneCommonCharacterScoresNearZero() {
         Random random = SeededRandom.create("LuceneCoverageTest.oneCommonCharacterScoresNearZero");
         try (Authority a = Authority.open(home.resolve("jiyi.db"), List.of());
-             LuceneIndex lucene = LuceneIndex.open(home.resolve("lucene"), LuceneIndex.Options.defaults())) {
+             LuceneIndex lucene = LuceneIndex.open(home.resolve("lucene"), LuceneOptions.defaults())) {
             // 爬山 in one text of six of the scope (IDF is the scope's, R11), and in nothing of another scope
             Archive.fill(a, WORK, "bg", 300, random);
             Archive.fill(a, DIARY, "other", 30, random);

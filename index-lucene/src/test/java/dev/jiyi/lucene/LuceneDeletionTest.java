@@ -64,7 +64,7 @@ class LuceneDeletionTest {
     void deletionLeavesNoTerm() throws IOException {
         Random random = SeededRandom.create("LuceneDeletionTest.deletionLeavesNoTerm");
         try (Authority a = Authority.open(home.resolve("jiyi.db"), List.of());
-             LuceneIndex lucene = LuceneIndex.open(home.resolve("lucene"), LuceneIndex.Options.defaults())) {
+             LuceneIndex lucene = LuceneIndex.open(home.resolve("lucene"), LuceneOptions.defaults())) {
             List<Memory> background = Archive.fill(a, DIARY, "bg", 300, random);
             Memory secret = remember(a, DIARY, "secret", SECRET);
             Memory coDerived = a.addMemory(DIARY, Archive.fact(secret.eventId(), "鳄梨酱")
@@ -105,7 +105,7 @@ class LuceneDeletionTest {
 
             // A process that cannot write (this one holds the lock) still answers from the last commit,
             // and says it is behind: recall's recheck against the authority drops what was deleted.
-            try (LuceneIndex reader = LuceneIndex.open(home.resolve("lucene"), LuceneIndex.Options.defaults())) {
+            try (LuceneIndex reader = LuceneIndex.open(home.resolve("lucene"), LuceneOptions.defaults())) {
                 assertThat(rows(memories(a, reader, "鳄梨", now, ALL))).containsExactly(coDerived.rowId());
                 Deletion d1 = a.deleteMemory(DIARY, correction.corrected().id());
                 assertThat(d1.memoryIds()).as("the whole lineage and the co-derived memory")
@@ -209,7 +209,7 @@ class LuceneDeletionTest {
     void revokedAndChangedNeverProposed() {
         Random random = SeededRandom.create("LuceneDeletionTest.revokedAndChangedNeverProposed");
         try (Authority a = Authority.open(home.resolve("jiyi.db"), List.of());
-             LuceneIndex lucene = LuceneIndex.open(home.resolve("lucene"), LuceneIndex.Options.defaults())) {
+             LuceneIndex lucene = LuceneIndex.open(home.resolve("lucene"), LuceneOptions.defaults())) {
             Eligibility now = Eligibility.current(DIARY, NOW);
             Memory wrong = remember(a, DIARY, "wrong", "我的猫叫咪咪 my cat is called Mimi");
             float[] v = Archive.randomUnit(random, 8);

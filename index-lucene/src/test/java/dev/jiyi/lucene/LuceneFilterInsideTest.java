@@ -50,7 +50,7 @@ class LuceneFilterInsideTest {
     void filterInsideTheSearch() {
         Random random = SeededRandom.create("LuceneFilterInsideTest.filterInsideTheSearch");
         try (Authority a = Authority.open(home.resolve("jiyi.db"), List.of());
-             LuceneIndex lucene = LuceneIndex.open(home.resolve("lucene"), LuceneIndex.Options.defaults())) {
+             LuceneIndex lucene = LuceneIndex.open(home.resolve("lucene"), LuceneOptions.defaults())) {
             float[] query = Archive.randomUnit(random, 16);
             List<EventSubmission> events = new ArrayList<>();
             List<Derivation> drafts = new ArrayList<>();

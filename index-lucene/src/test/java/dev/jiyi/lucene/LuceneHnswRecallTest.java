@@ -82,16 +82,16 @@ class LuceneHnswRecallTest {
                 queries.add(query);
                 truths.add(Archive.nearest(a, exact, query, now, K));
             }
-            for (LuceneIndex.VectorFormat format : LuceneIndex.VectorFormat.values()) {
+            for (LuceneOptions.VectorFormat format : LuceneOptions.VectorFormat.values()) {
                 try (LuceneIndex lucene = LuceneIndex.open(home.resolve("lucene-" + format.code()),
-                        LuceneIndex.Options.defaults().withVectors(format))) {
+                        LuceneOptions.defaults().withVectors(format))) {
                     recall(a, lucene, format, memories, vectors, queries, truths);
                 }
             }
         }
     }
 
-    private static void recall(Authority a, LuceneIndex lucene, LuceneIndex.VectorFormat format, List<Memory> memories,
+    private static void recall(Authority a, LuceneIndex lucene, LuceneOptions.VectorFormat format, List<Memory> memories,
                                List<float[]> vectors, List<float[]> queries, List<Neighbours> truths) {
         {
             Eligibility now = Eligibility.current(DIARY, NOW);

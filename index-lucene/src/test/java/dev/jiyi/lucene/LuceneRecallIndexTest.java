@@ -31,7 +31,7 @@ class LuceneRecallIndexTest extends RecallIndexContract {
 
     @Override
     protected RecallIndex recallIndex() {
-        lucene = LuceneIndex.open(home().resolve("lucene"), LuceneIndex.Options.defaults().withAnalysis(analysis()));
+        lucene = LuceneIndex.open(home().resolve("lucene"), LuceneOptions.defaults().withAnalysis(analysis()));
         return new RecallIndex(lucene, lucene);
     }
 

@@ -92,7 +92,7 @@ class LuceneRecoveryTest {
 
     /** The answers of an index rebuilt from scratch in a directory of its own. */
     private Map<String, Object> fresh(Authority a, String name) {
-        try (LuceneIndex fresh = LuceneIndex.open(home.resolve(name), LuceneIndex.Options.defaults())) {
+        try (LuceneIndex fresh = LuceneIndex.open(home.resolve(name), LuceneOptions.defaults())) {
             caughtUp(a, fresh);
             return answers(a, fresh);
         }
@@ -113,7 +113,7 @@ class LuceneRecoveryTest {
         try (Authority a = Authority.open(home.resolve("jiyi.db"), List.of())) {
             long t0 = System.nanoTime();
             Archive.fill(a, DIARY, "old", 100, random);
-            try (LuceneIndex early = LuceneIndex.open(home.resolve("lucene"), LuceneIndex.Options.defaults())) {
+            try (LuceneIndex early = LuceneIndex.open(home.resolve("lucene"), LuceneOptions.defaults())) {
                 caughtUp(a, early);
             }
             prepare(a, random, 800);
@@ -136,7 +136,7 @@ class LuceneRecoveryTest {
                 assertThat(child.waitFor(20, TimeUnit.SECONDS)).isTrue();
             }
             System.out.println("[killed during catch-up after] " + seen + " ms " + (System.nanoTime() - t0) / 1_000_000);
-            try (LuceneIndex recovered = LuceneIndex.open(home.resolve("lucene"), LuceneIndex.Options.defaults())) {
+            try (LuceneIndex recovered = LuceneIndex.open(home.resolve("lucene"), LuceneOptions.defaults())) {
                 long appliedBefore = recovered.report(a).applied();
                 assertThat(appliedBefore).as("killed part-way: some pages committed, not all").isBetween(1L, head - 1);
                 caughtUp(a, recovered);
@@ -155,7 +155,7 @@ class LuceneRecoveryTest {
                     rebuilder.destroyForcibly();
                     assertThat(rebuilder.waitFor(20, TimeUnit.SECONDS)).isTrue();
                 }
-                try (LuceneIndex recovered = LuceneIndex.open(home.resolve("lucene"), LuceneIndex.Options.defaults())) {
+                try (LuceneIndex recovered = LuceneIndex.open(home.resolve("lucene"), LuceneOptions.defaults())) {
                     caughtUp(a, recovered);
                     assertThat(answers(a, recovered)).as("round %d", round).isEqualTo(expected2);
                 }
@@ -176,7 +176,7 @@ class LuceneRecoveryTest {
     /** A small archive, an index built and closed, and its answers. */
     private Map<String, Object> built(Authority a, Random random) {
         prepare(a, random, 120);
-        try (LuceneIndex index = LuceneIndex.open(home.resolve("lucene"), LuceneIndex.Options.defaults())) {
+        try (LuceneIndex index = LuceneIndex.open(home.resolve("lucene"), LuceneOptions.defaults())) {
             caughtUp(a, index);
             index.takeNotices();
             return answers(a, index);
@@ -189,14 +189,14 @@ class LuceneRecoveryTest {
 
     /** Opens the index again, answers, and checks it said it rebuilt, and why. */
     private void rebuiltWithNotice(Authority a, Map<String, Object> expected, String why) {
-        try (LuceneIndex index = LuceneIndex.open(home.resolve("lucene"), LuceneIndex.Options.defaults())) {
+        try (LuceneIndex index = LuceneIndex.open(home.resolve("lucene"), LuceneOptions.defaults())) {
             assertThat(answers(a, index)).isEqualTo(expected);
             assertThat(index.takeNotices()).singleElement().asString()
                     .contains("lucene index rebuilt from the authority").contains(why);
             assertThat(index.status().behind()).isZero();
             assertThat(index.report(a).present()).isTrue();
         }
-        try (LuceneIndex again = LuceneIndex.open(home.resolve("lucene"), LuceneIndex.Options.defaults())) {
+        try (LuceneIndex again = LuceneIndex.open(home.resolve("lucene"), LuceneOptions.defaults())) {
             assertThat(answers(a, again)).isEqualTo(expected);
             assertThat(again.takeNotices()).as("the rebuilt index is used as it is").isEmpty();
         }
@@ -238,7 +238,7 @@ class LuceneRecoveryTest {
                     }
                 }
             }
-            try (LuceneIndex index = LuceneIndex.open(home.resolve("lucene"), LuceneIndex.Options.defaults())) {
+            try (LuceneIndex index = LuceneIndex.open(home.resolve("lucene"), LuceneOptions.defaults())) {
                 assertThat(answers(a, index)).isEqualTo(expected);
                 assertThat(index.takeNotices()).singleElement().asString()
                         .contains("lucene index rebuilt from the authority");
@@ -270,11 +270,11 @@ class LuceneRecoveryTest {
         try (Authority a = Authority.open(home.resolve("jiyi.db"), List.of())) {
             Map<String, Object> expected = built(a, random);
             String jiyiVersion;
-            try (LuceneIndex jiyi = LuceneIndex.open(home.resolve("lucene"), LuceneIndex.Options.defaults())) {
+            try (LuceneIndex jiyi = LuceneIndex.open(home.resolve("lucene"), LuceneOptions.defaults())) {
                 jiyiVersion = jiyi.version();
             }
             try (LuceneIndex smartcn = LuceneIndex.open(home.resolve("lucene"),
-                    LuceneIndex.Options.defaults().withAnalysis(Analysis.SMARTCN))) {
+                    LuceneOptions.defaults().withAnalysis(Analysis.SMARTCN))) {
                 List<Long> found = Archive.rows(Archive.memories(a, smartcn, "图书馆", Eligibility.current(DIARY, NOW), ALL));
                 assertThat(found).as("smartcn finds the word too").isNotEmpty();
                 assertThat(smartcn.takeNotices()).singleElement().asString()
@@ -283,7 +283,7 @@ class LuceneRecoveryTest {
                 assertThat(smartcn.report(a).version()).contains("smartcn");
             }
             try (LuceneIndex int8 = LuceneIndex.open(home.resolve("lucene"),
-                    LuceneIndex.Options.defaults().withVectors(LuceneIndex.VectorFormat.INT8))) {
+                    LuceneOptions.defaults().withVectors(LuceneOptions.VectorFormat.INT8))) {
                 assertThat(int8.takeNotices()).as("nothing happens before the first use").isEmpty();
                 assertThat(answers(a, int8)).isEqualTo(expected);
                 assertThat(int8.takeNotices()).singleElement().asString().contains("built with other settings")

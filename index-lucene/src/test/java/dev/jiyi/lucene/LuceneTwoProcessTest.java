@@ -48,7 +48,7 @@ class LuceneTwoProcessTest {
                 String ready = LuceneChild.await(out, "ready ");
                 assertThat(ready).as("the holder took the write lock").endsWith(" false");
 
-                try (LuceneIndex reader = LuceneIndex.open(home.resolve("lucene"), LuceneIndex.Options.defaults())) {
+                try (LuceneIndex reader = LuceneIndex.open(home.resolve("lucene"), LuceneOptions.defaults())) {
                     assertThat(rows(memories(a, reader, "乌龙茶", now, 10))).containsExactly(tea.rowId());
                     assertThat(rows(memories(a, reader, "oolong", now, 10))).containsExactly(tea.rowId());
                     assertThat(reader.status().readOnly()).as("another process holds the lock").isTrue();
@@ -63,7 +63,7 @@ class LuceneTwoProcessTest {
                     assertThat(rows(memories(a, reader, "乌龙茶", now, 10)))
                             .as("the last commit still proposes it; recall's recheck against the authority drops it")
                             .containsExactly(tea.rowId());
-                    LuceneIndex.Status lagging = reader.status();
+                    LuceneStatus lagging = reader.status();
                     assertThat(lagging.readOnly()).isTrue();
                     assertThat(lagging.behind()).as("event, memory, then the deletion's entries").isGreaterThanOrEqualTo(3);
                     assertThat(lagging.warning()).hasValueSatisfying(w -> assertThat(w)

@@ -14,6 +14,7 @@ import dev.jiyi.cli.Jiyi;
 import dev.jiyi.cli.Progress;
 import dev.jiyi.lucene.Analysis;
 import dev.jiyi.lucene.LuceneIndex;
+import dev.jiyi.lucene.LuceneOptions;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -116,7 +117,7 @@ final class Archives {
                 case "lucene-smartcn" -> {
                     Path dir = home.dir().resolve("lucene-smartcn");
                     // A new index follows the change log from its start, as the default one does.
-                    LuceneIndex lucene = LuceneIndex.open(dir, LuceneIndex.Options.defaults().withAnalysis(Analysis.SMARTCN));
+                    LuceneIndex lucene = LuceneIndex.open(dir, LuceneOptions.defaults().withAnalysis(Analysis.SMARTCN));
                     dev.jiyi.bench.LuceneRecallHarness.catchUp(lucene, authority, label + ": lucene-smartcn index", quiet);
                     yield new Indexed(new RecallIndex(lucene, lucene), lucene);
                 }

@@ -1,0 +1,292 @@
+package dev.jiyi.lucene;
+
+import dev.jiyi.authority.Event;
+import dev.jiyi.authority.Memory;
+import dev.jiyi.authority.Snapshot;
+import dev.jiyi.authority.StorageException;
+import dev.jiyi.authority.VectorCache;
+import dev.jiyi.authority.index.ChangeLog;
+import dev.jiyi.authority.index.ChangeLogFollower;
+import dev.jiyi.authority.index.ChangeLogFollower.Position;
+
+import org.apache.lucene.document.Document;
+import org.apache.lucene.index.FilterLeafReader;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.SegmentReader;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.index.Terms;
+import org.apache.lucene.store.FSDirectory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.IntConsumer;
+import java.util.function.LongConsumer;
+import java.util.stream.IntStream;
+
+/**
+ * Keeps the Lucene index current with the authority's change log ({@link ChangeLogFollower}'s
+ * target) and builds it whole. An entry names a row; the follower reads the row's current state
+ * from the snapshot the search runs in and replaces or deletes its document. A commit after a
+ * deletion first merges away the deleted documents, so that no term of the deleted text stays in
+ * the files (D1). Used under the lock of its {@link LuceneIndex}.
+ */
+final class LuceneFollower implements ChangeLogFollower.Target {
+
+    /** Documents per write from which they are analyzed on every core. */
+    private static final int PARALLEL_FROM = 64;
+
+    private final Handles h;
+    private final ChangeLogFollower follower;
+    private final List<String> notices = new ArrayList<>();
+    /** Keys deleted since the last commit: the segments holding them are rewritten before it (D1). */
+    private final List<Term> removed = new ArrayList<>();
+    private LuceneStatus status = new LuceneStatus(0, 0, false);
+
+    LuceneFollower(Handles handles) {
+        this.h = handles;
+        this.follower = new ChangeLogFollower(ChangeLogFollower.PAGE, handles.options.catchUpBudget());
+    }
+
+    LuceneStatus status() {
+        return status;
+    }
+
+    /** Messages about what the index did on its own, oldest first; taking them empties the list. */
+    List<String> takeNotices() {
+        List<String> out = List.copyOf(notices);
+        notices.clear();
+        return out;
+    }
+
+    /** Brings the index up to the snapshot's change log, as far as the budget allows. */
+    LuceneStatus follow(Snapshot s) {
+        try {
+            h.reopenIfStale();
+            if (h.problem != null) {
+                rebuild(s, h.problem);
+            }
+            if (h.writer == null) {
+                h.refreshReadOnly();
+                status = new LuceneStatus(Math.max(0, h.applied.seq()), s.changeLogHead(), true);
+                return status;
+            }
+            ChangeLogFollower.Outcome o = follower.follow(s, this);
+            status = new LuceneStatus(o.applied(), o.head(), false);
+            return status;
+        } catch (IOException e) {
+            throw new StorageException("following the authority in the Lucene index", e);
+        }
+    }
+
+    /** Rebuilds on demand ({@code reindex --lucene}), telling {@code fed} of the rows written. */
+    LuceneIndex.Rebuilt rebuild(Snapshot s, LongConsumer fed) {
+        LuceneIndex.Rebuilt r = build(s, fed);
+        h.openCurrent();
+        status = new LuceneStatus(h.applied.seq(), r.head(), h.writer == null);
+        return r;
+    }
+
+    @Override
+    public Position position() {
+        return h.applied;
+    }
+
+    @Override
+    public void rebuild(Snapshot s, String reason) throws IOException {
+        notices.add("lucene index rebuilt from the authority: " + reason);
+        build(s, rows -> { });
+        h.openCurrent();
+        if (h.problem != null) {
+            throw new StorageException("opening the rebuilt Lucene index", new IOException(h.problem));
+        }
+    }
+
+    /**
+     * Applies entries: deletions by row key first, then every event and memory the entries touched,
+     * as it is now (absent means deleted, and a later entry of this batch says so).
+     */
+    @Override
+    public void apply(Snapshot s, List<ChangeLog.Entry> entries) throws IOException {
+        List<Term> gone = new ArrayList<>();
+        Set<String> events = new LinkedHashSet<>();
+        Set<String> memories = new LinkedHashSet<>();
+        for (ChangeLog.Entry e : entries) {
+            switch (e.entity()) {
+                case EVENT -> {
+                    if (e.op() == ChangeLog.Op.DELETE) {
+                        gone.add(e.rowId() != null ? Documents.eventKey(e.rowId())
+                                : Documents.id(Documents.EVENT, e.entityId()));
+                    } else {
+                        events.add(e.entityId());
+                    }
+                }
+                case MEMORY -> {
+                    if (e.op() == ChangeLog.Op.DELETE) {
+                        gone.add(e.rowId() != null ? Documents.memoryKey(e.rowId())
+                                : Documents.id(Documents.MEMORY, e.entityId()));
+                    } else {
+                        memories.add(e.entityId());
+                    }
+                }
+                case VECTOR -> memories.add(e.entityId()); // the memory's document carries its vectors
+                default -> {
+                    // personas, relations, checkpoints: nothing of them is indexed
+                }
+            }
+        }
+        if (!gone.isEmpty()) {
+            h.writer.deleteDocuments(gone.toArray(Term[]::new));
+            removed.addAll(gone);
+        }
+        List<Term> keys = new ArrayList<>();
+        List<Document> docs = new ArrayList<>();
+        for (Event e : s.eventsById(events)) {
+            keys.add(Documents.eventKey(e.sequence()));
+            docs.add(Documents.event(e));
+        }
+        List<Memory> current = s.memoriesById(memories);
+        for (Memory m : current) {
+            keys.add(Documents.memoryKey(m.rowId()));
+        }
+        docs.addAll(Documents.memories(s, current));
+        write(h.writer, keys, docs);
+    }
+
+    /**
+     * Commits what was applied with the position it reaches. After a deletion, segments holding
+     * deleted documents are merged first, and the searcher is refreshed so that the old files are
+     * released and removed: then no byte of the deleted text is left in the directory (D1).
+     */
+    @Override
+    public void commit(Position reached) throws IOException {
+        h.applied = reached;
+        IndexWriter writer = h.writer;
+        writer.setLiveCommitData(h.commitData(reached));
+        boolean deleted = !removed.isEmpty();
+        if (deleted) {
+            PurgePolicy policy = (PurgePolicy) writer.getConfig().getMergePolicy();
+            policy.purge(segmentsHolding(removed));
+            try {
+                writer.forceMergeDeletes(true);
+            } finally {
+                policy.done();
+                removed.clear();
+            }
+        }
+        writer.commit();
+        h.searchers.maybeRefreshBlocking();
+        if (deleted) {
+            writer.deleteUnusedFiles();
+            h.home.removeStale(); // an older directory (before a rebuild) may still hold the text
+        }
+    }
+
+    /**
+     * The segments that hold a document with any of these keys, deleted or not (postings ignore
+     * deletions): those hold the deleted text, or an older version of it. The searcher is refreshed
+     * first, so that documents still in the writer's buffer are flushed into a segment and named too.
+     */
+    private List<String> segmentsHolding(List<Term> keys) throws IOException {
+        h.searchers.maybeRefreshBlocking();
+        return h.withSearcher(searcher -> {
+            List<String> out = new ArrayList<>();
+            for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
+                Terms terms = leaf.reader().terms(Documents.KEY);
+                Terms ids = leaf.reader().terms(Documents.ID);
+                for (Term key : keys) {
+                    Terms field = key.field().equals(Documents.KEY) ? terms : ids;
+                    if (field != null && field.iterator().seekExact(key.bytes())) {
+                        out.add(((SegmentReader) FilterLeafReader.unwrap(leaf.reader())).getSegmentName());
+                        break;
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
+    /**
+     * Builds the whole index from the snapshot into a fresh directory, commits it with the log's
+     * head, and points the home at it. The caller reopens.
+     */
+    private LuceneIndex.Rebuilt build(Snapshot s, LongConsumer fed) {
+        Path fresh = null;
+        try {
+            fresh = h.home.fresh();
+            Position head = ChangeLogFollower.head(s);
+            long events = 0;
+            long memories = 0;
+            long vectors = 0;
+            try (FSDirectory dir = FSDirectory.open(fresh);
+                 IndexWriter w = new IndexWriter(dir, h.config(IndexWriterConfig.OpenMode.CREATE))) {
+                for (List<Event> page = s.eventsAfter(0, ChangeLogFollower.PAGE); !page.isEmpty();
+                     page = s.eventsAfter(page.getLast().sequence(), ChangeLogFollower.PAGE)) {
+                    List<Document> docs = new ArrayList<>(page.size());
+                    for (Event e : page) {
+                        docs.add(Documents.event(e));
+                    }
+                    write(w, null, docs);
+                    events += page.size();
+                    fed.accept(page.size());
+                }
+                for (List<Memory> page = s.memoriesAfter(0, ChangeLogFollower.PAGE); !page.isEmpty();
+                     page = s.memoriesAfter(page.getLast().rowId(), ChangeLogFollower.PAGE)) {
+                    List<Document> docs = Documents.memories(s, page);
+                    for (Document d : docs) {
+                        vectors += d.getFields().stream().filter(f -> f.fieldType().vectorDimension() > 0).count();
+                    }
+                    write(w, null, docs);
+                    memories += page.size();
+                    fed.accept(page.size());
+                }
+                w.setLiveCommitData(h.commitData(head));
+                w.commit();
+            }
+            h.home.swapTo(fresh);
+            return new LuceneIndex.Rebuilt(events, memories, vectors, head.seq());
+        } catch (IOException e) {
+            if (fresh != null) {
+                try {
+                    IndexHome.deleteTree(fresh);
+                } catch (IOException ignored) {
+                    // a later cleanup removes it
+                }
+            }
+            throw new StorageException("rebuilding the Lucene index", e);
+        }
+    }
+
+    /**
+     * Adds documents ({@code keys} null) or replaces those with these keys. Analysis (jieba) is most
+     * of the cost and happens inside the writer, which takes concurrent writes, so a large batch is
+     * written on every core; the documents have distinct keys, so their order does not matter.
+     */
+    private static void write(IndexWriter w, List<Term> keys, List<Document> docs) throws IOException {
+        IntConsumer one = i -> {
+            try {
+                if (keys == null) {
+                    w.addDocument(docs.get(i));
+                } else {
+                    w.updateDocument(keys.get(i), docs.get(i));
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        };
+        try {
+            IntStream range = IntStream.range(0, docs.size());
+            (docs.size() >= PARALLEL_FROM ? range.parallel() : range).forEach(one);
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+    }
+}

@@ -1,0 +1,234 @@
+package dev.jiyi.lucene;
+
+import dev.jiyi.authority.Scope;
+import dev.jiyi.authority.Snapshot;
+import dev.jiyi.authority.StorageException;
+import dev.jiyi.authority.VectorCache;
+import dev.jiyi.authority.index.Candidate;
+import dev.jiyi.authority.index.Eligibility;
+import dev.jiyi.authority.index.ExactVectorScan;
+import dev.jiyi.authority.index.LexicalIndex;
+import dev.jiyi.authority.index.Neighbours;
+import dev.jiyi.authority.index.VectorQuery;
+
+import org.apache.lucene.document.LongField;
+import org.apache.lucene.index.DocValues;
+import org.apache.lucene.index.IndexReader;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.ReaderUtil;
+import org.apache.lucene.index.SortedNumericDocValues;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.BoostQuery;
+import org.apache.lucene.search.CollectionStatistics;
+import org.apache.lucene.search.ConstantScoreQuery;
+import org.apache.lucene.search.FieldDoc;
+import org.apache.lucene.search.FieldExistsQuery;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.KnnFloatVectorQuery;
+import org.apache.lucene.search.PhraseQuery;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.Sort;
+import org.apache.lucene.search.SortField;
+import org.apache.lucene.search.SortedNumericSelector;
+import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.search.TopFieldDocs;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * BM25 search over the current index (the follower has caught up before each call).
+ * Scores are coverage (R11, {@link LexicalIndex}): BM25 divided by the query's ideal, read from the
+ * same point-in-time view as the search, with the statistics of the scope searched
+ * ({@link ScopedSearcher}). Used under the lock of its {@link LuceneIndex}.
+ */
+final class LuceneSearcher {
+
+    /** Best score first; equal scores the newer row: the order of {@link Candidate#BEST_FIRST}. */
+    private static final Sort BEST_FIRST = new Sort(SortField.FIELD_SCORE,
+            LongField.newSortField(Documents.ROW, true, SortedNumericSelector.Type.MIN));
+    /** Lucene's BM25 term saturation ({@code IndexSearcher}'s default similarity, b 0.75). */
+    private static final double K1 = 1.2;
+
+    private final Handles h;
+
+    LuceneSearcher(Handles handles) {
+        this.h = handles;
+    }
+
+    /** The query's terms as the index analyzes them, each a list of pieces (several: a phrase). */
+    List<List<String>> phrases(String query) {
+        return h.options.analysis().queryPhrases(query, h.analyzer);
+    }
+
+    List<Candidate> memories(List<List<String>> phrases, Eligibility filter, int limit) {
+        Query q = new BooleanQuery.Builder().add(terms(Documents.MEMORY_TEXT, phrases), BooleanClause.Occur.MUST)
+                .add(Documents.eligible(filter), BooleanClause.Occur.FILTER).build();
+        return ranked(q, Documents.MEMORY_TEXT, filter.scope(), phrases, limit);
+    }
+
+    List<Candidate> events(List<List<String>> phrases, Scope scope, int limit) {
+        Query q = new BooleanQuery.Builder().add(terms(Documents.EVENT_TEXT, phrases), BooleanClause.Occur.MUST)
+                .add(Documents.events(scope), BooleanClause.Occur.FILTER).build();
+        return ranked(q, Documents.EVENT_TEXT, scope, phrases, limit);
+    }
+
+    /** The query's {@link LexicalIndex#words}, each as its pieces. */
+    static List<List<String>> words(List<List<String>> phrases) {
+        Map<String, List<String>> byTerm = new LinkedHashMap<>();
+        for (List<String> pieces : phrases) {
+            byTerm.put(String.join(" ", pieces), pieces);
+        }
+        List<List<String>> words = new ArrayList<>();
+        for (String word : LexicalIndex.words(new ArrayList<>(byTerm.keySet()))) {
+            words.add(byTerm.get(word));
+        }
+        return words;
+    }
+
+    /** Memories and events of the scope: fewer than {@link LexicalIndex#EVIDENCE_MIN_ROWS} turn the evidence rule off. */
+    long scopeRows(Scope scope) {
+        try {
+            return h.withSearcher(searcher -> {
+                IndexReader reader = searcher.getIndexReader();
+                return Documents.scopeDocuments(reader, Documents.MEMORY_TEXT, scope)
+                        + Documents.scopeDocuments(reader, Documents.EVENT_TEXT, scope);
+            });
+        } catch (IOException e) {
+            throw new StorageException("searching the Lucene index", e);
+        }
+    }
+
+    /** The most of the query one eligible memory or event of the scope holds, of those holding {@code least} words. */
+    double held(List<List<String>> words, Eligibility filter, int least) {
+        return Math.max(held(Documents.MEMORY_TEXT, filter.scope(), words, Documents.eligible(filter), least),
+                held(Documents.EVENT_TEXT, filter.scope(), words, Documents.events(filter.scope()), least));
+    }
+
+    /**
+     * The query's terms as literals, OR'ed (R2: no query syntax exists here; a term of several pieces
+     * is a phrase, as FTS5 searches it). {@code phrases} is not empty (R6: nothing searchable is no search).
+     */
+    private static Query terms(String field, List<List<String>> phrases) {
+        BooleanQuery.Builder b = new BooleanQuery.Builder();
+        for (List<String> pieces : phrases) {
+            b.add(term(field, pieces), BooleanClause.Occur.SHOULD);
+        }
+        return b.build();
+    }
+
+    private static Query term(String field, List<String> pieces) {
+        return pieces.size() == 1 ? new TermQuery(new Term(field, pieces.get(0)))
+                : new PhraseQuery(field, pieces.toArray(String[]::new));
+    }
+
+    /**
+     * The best {@code limit} by BM25, equal scores newest row first, the filter inside the query (L4);
+     * each score divided by the query's ideal over {@code field} in the same view ({@link #ideal}).
+     * Both count the statistics of {@code scope} ({@link ScopedSearcher}).
+     */
+    private List<Candidate> ranked(Query query, String field, Scope scope, List<List<String>> phrases, int limit) {
+        try {
+            return h.withSearcher(acquired -> {
+                IndexSearcher searcher = ScopedSearcher.of(acquired, field, scope);
+                double ideal = ideal(searcher, field, phrases);
+                TopFieldDocs top = searcher.search(query, limit, BEST_FIRST, true);
+                List<Candidate> out = new ArrayList<>(top.scoreDocs.length);
+                for (ScoreDoc hit : top.scoreDocs) {
+                    out.add(new Candidate((Long) ((FieldDoc) hit).fields[1], hit.score / ideal));
+                }
+                return out;
+            });
+        } catch (IOException e) {
+            throw new StorageException("searching the Lucene index", e);
+        }
+    }
+
+    /**
+     * The query's ideal over one field (see {@link LexicalIndex}): the sum of the
+     * {@link LexicalIndex#IDEAL_TERMS} largest scores a document of average length earns holding a
+     * term once, which in Lucene's BM25 is the term's IDF over {@code 1 + k1}, IDF being
+     * {@code ln(1 + (N - n + 0.5) / (n + 0.5))} with N the documents that have the field and n those
+     * that hold the term, both counted as the searcher's BM25 counts them (over the scope, in an
+     * index of several: {@link ScopedSearcher}); for a term of several pieces, searched as a phrase,
+     * the fewest of any piece. A term no document holds counts too (n 0): a query whose informative
+     * words the archive lacks has little evidence, whatever else matches. 1 for a field no document has.
+     */
+    private static double ideal(IndexSearcher searcher, String field, List<List<String>> phrases) throws IOException {
+        TermWeights w = weights(searcher, field, phrases);
+        return w == null ? 1 : LexicalIndex.ideal(w.held(), w.absent());
+    }
+
+    /**
+     * Each term's score at one occurrence in a document of average length (see {@link #ideal}), by
+     * its pieces joined with spaces: those some document holds, and those none does (as if one
+     * did). Null for a field no document has.
+     */
+    private static TermWeights weights(IndexSearcher searcher, String field, List<List<String>> phrases)
+            throws IOException {
+        CollectionStatistics stats = searcher.collectionStatistics(field);
+        if (stats == null) {
+            return null;
+        }
+        long docs = stats.docCount();
+        Map<String, Double> held = new HashMap<>();
+        Map<String, Double> absent = new HashMap<>();
+        for (List<String> pieces : phrases) {
+            long n = Long.MAX_VALUE;
+            for (String piece : pieces) {
+                n = Math.min(n, ScopedSearcher.holding(searcher, new Term(field, piece)));
+            }
+            long counted = Math.max(1, n); // a term no document holds scores as if one did (LexicalIndex.ideal)
+            long total = Math.max(docs, counted);
+            (n > 0 ? held : absent).put(String.join(" ", pieces),
+                    Math.log(1 + (total - counted + 0.5) / (counted + 0.5)) / (1 + K1));
+        }
+        return new TermWeights(held, absent);
+    }
+
+    private record TermWeights(Map<String, Double> held, Map<String, Double> absent) {
+    }
+
+    /**
+     * The most of the query's words one document of {@code filter} holding at least {@code least} of
+     * them holds, over their ideal ({@link LexicalIndex#evidence}): each word the document holds counts
+     * its {@link #weights} once, however often it occurs and however long the document, the sum over
+     * the query's ideal.
+     */
+    private double held(String field, Scope scope, List<List<String>> words, Query filter, int least) {
+        try {
+            return h.withSearcher(acquired -> {
+                IndexSearcher searcher = ScopedSearcher.of(acquired, field, scope);
+                TermWeights w = weights(searcher, field, words);
+                if (w == null || w.held().isEmpty()) {
+                    return 0.0;
+                }
+                BooleanQuery.Builder any = new BooleanQuery.Builder();
+                for (List<String> pieces : words) {
+                    Double weight = w.held().get(String.join(" ", pieces));
+                    if (weight != null) {
+                        any.add(new BoostQuery(new ConstantScoreQuery(term(field, pieces)), weight.floatValue()),
+                                BooleanClause.Occur.SHOULD);
+                    }
+                }
+                any.setMinimumNumberShouldMatch(least);
+                Query q = new BooleanQuery.Builder().add(any.build(), BooleanClause.Occur.MUST)
+                        .add(filter, BooleanClause.Occur.FILTER).build();
+                TopDocs top = searcher.search(q, 1);
+                return top.scoreDocs.length == 0 ? 0.0
+                        : top.scoreDocs[0].score / LexicalIndex.ideal(w.held(), w.absent());
+            });
+        } catch (IOException e) {
+            throw new StorageException("searching the Lucene index", e);
+        }
+    }
+}
