@@ -5,8 +5,8 @@ import dev.jiyi.authority.Derivation;
 import dev.jiyi.authority.EventSubmission;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.VectorCache;
-import dev.jiyi.cli.Home;
-import dev.jiyi.cli.Jiyi;
+import dev.jiyi.engine.Home;
+import dev.jiyi.engine.Jiyi;
 
 import java.io.IOException;
 import java.io.PrintStream;

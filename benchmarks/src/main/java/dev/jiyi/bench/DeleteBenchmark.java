@@ -5,7 +5,9 @@ import dev.jiyi.authority.Deletion;
 import dev.jiyi.authority.Event;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.Table;
-import dev.jiyi.cli.Jiyi;
+import dev.jiyi.engine.IndexKind;
+import dev.jiyi.engine.Jiyi;
+import dev.jiyi.lucene.LuceneBackend;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -85,7 +87,7 @@ public class DeleteBenchmark {
     @Benchmark
     public Deletion withLucene(Archive a) {
         Deletion d = delete(a);
-        LuceneRecallHarness.catchUp(a.jiyi.lucene(), a.jiyi.authority());
+        LuceneRecallHarness.catchUp(a.jiyi.backend(IndexKind.LUCENE, LuceneBackend.class).index(), a.jiyi.authority());
         return d;
     }
 

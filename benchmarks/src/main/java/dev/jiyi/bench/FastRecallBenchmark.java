@@ -2,7 +2,7 @@ package dev.jiyi.bench;
 
 import dev.jiyi.authority.Scope;
 import dev.jiyi.bench.LuceneRecallHarness.QueryKind;
-import dev.jiyi.cli.Jiyi;
+import dev.jiyi.engine.Jiyi;
 import dev.jiyi.ranking.Recall;
 import dev.jiyi.ranking.RecallConfig;
 import dev.jiyi.ranking.RecallMode;

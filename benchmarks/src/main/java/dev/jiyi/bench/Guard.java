@@ -12,7 +12,9 @@ import dev.jiyi.bench.GuardBounds.BoundsException;
 import dev.jiyi.bench.GuardBounds.Family;
 import dev.jiyi.bench.GuardBounds.Key;
 import dev.jiyi.bench.GuardBounds.Verdict;
-import dev.jiyi.cli.Jiyi;
+import dev.jiyi.engine.IndexKind;
+import dev.jiyi.engine.Jiyi;
+import dev.jiyi.lucene.LuceneBackend;
 
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
@@ -233,7 +235,7 @@ public final class Guard implements Callable<Integer> {
                 VectorQuery q = new VectorQuery(source.next(), JmhArchives.VECTORS.fingerprint(), eligible, GuardBounds.K,
                         -1.0, 0);
                 List<Long> truth = authority.read(s -> s.nearest(exact, q)).nearest().stream().map(Candidate::rowId).toList();
-                found += VectorRecallHarness.recall(truth, authority.read(s -> s.nearest(jiyi.lucene(), q)).nearest());
+                found += VectorRecallHarness.recall(truth, authority.read(s -> s.nearest(jiyi.backend(IndexKind.LUCENE, LuceneBackend.class).index(), q)).nearest());
             }
             return found / HNSW_QUERIES;
         }

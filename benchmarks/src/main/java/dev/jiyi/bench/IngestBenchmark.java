@@ -4,7 +4,7 @@ import dev.jiyi.analysis.ChineseTokens;
 import dev.jiyi.authority.BatchResult;
 import dev.jiyi.authority.EventSubmission;
 import dev.jiyi.authority.SubmitResult;
-import dev.jiyi.cli.Jiyi;
+import dev.jiyi.engine.Jiyi;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

@@ -3,16 +3,19 @@ package dev.jiyi.bench;
 import dev.jiyi.analysis.ChineseTokens;
 import dev.jiyi.authority.EventSubmission;
 import dev.jiyi.authority.Table;
-import dev.jiyi.cli.Home;
-import dev.jiyi.cli.Jiyi;
-import dev.jiyi.cli.Main;
+import dev.jiyi.engine.Home;
+import dev.jiyi.engine.Jiyi;
+import dev.jiyi.authority.Scope;
+import dev.jiyi.authority.SubmitResult;
+import dev.jiyi.engine.BatchRunner;
+import dev.jiyi.engine.Output;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.io.PrintWriter;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.io.Writer;
@@ -37,7 +40,7 @@ import java.util.concurrent.TimeUnit;
  *   <li>single-commit throughput: {@code --single} events, one {@code submitEvent} each, with
  *   per-commit latency percentiles;</li>
  *   <li>{@code event submit --batch FILE} with {@code --batch} events, in this JVM through
- *   {@link Main#execute} (warm JVM, dictionary loaded) and as a spawned {@code jiyi.jar} (wall
+ *   {@link Jiyi#submitBatch} (warm JVM, dictionary loaded; what the command runs) and as a spawned {@code jiyi.jar} (wall
  *   time, start-up included);</li>
  *   <li>the cold-start wall time of a one-event {@code jiyi event submit}, spawned {@code --cold-runs}
  *   times against the home the spawned batch filled.</li>
@@ -129,7 +132,7 @@ public final class IngestHarness implements Callable<Integer> {
 
             try (ScratchHome home = ScratchHome.create("batch-in-process")) {
                 Load l = batchInProcess(home.home(), file, chunkSize);
-                out.printf(Locale.ROOT, "event submit --batch, in this JVM (Main.execute): %d events in %.2f s "
+                out.printf(Locale.ROOT, "event submit --batch, in this JVM (the engine): %d events in %.2f s "
                         + "= %.0f events/s; database %s%n", l.events(), l.nanos() / 1e9, l.eventsPerSecond(),
                         bytes(l.databaseBytes(), l.events()));
             }
@@ -214,18 +217,22 @@ public final class IngestHarness implements Callable<Integer> {
         return file;
     }
 
-    /** {@code jiyi --home HOME event submit --batch FILE} in this JVM; output is discarded. */
+    /**
+     * {@code event submit --batch FILE} in this JVM, through the engine the command runs on
+     * ({@link Jiyi#submitBatch}); output is discarded.
+     */
     public static Load batchInProcess(Home home, Path file, int chunkSize) {
         int lines = lineCount(file);
-        String[] args = {"--home", home.dir().toString(), "event", "submit", "--batch", file.toString(),
-                "--chunk-size", Integer.toString(chunkSize)};
-        PrintStream discard = new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8);
+        PrintWriter discard = new PrintWriter(Writer.nullWriter());
         long start = System.nanoTime();
-        int code = Main.execute(args, new ByteArrayInputStream(new byte[0]), discard, discard, environment());
-        long nanos = System.nanoTime() - start;
-        if (code != 0) {
-            throw new IllegalStateException("event submit --batch exited " + code);
+        try (Jiyi jiyi = Jiyi.open(home, environment())) {
+            BatchRunner.Outcome<SubmitResult> outcome = jiyi.submitBatch(file, InputStream.nullInputStream(),
+                    new Scope(Scope.DEFAULT_ID, Scope.DEFAULT_ID), false, chunkSize, new Output(discard, discard, false, true));
+            if (outcome.error() != null) {
+                throw new IllegalStateException("event submit --batch stopped at line " + outcome.failedLine());
+            }
         }
+        long nanos = System.nanoTime() - start;
         requireEvents(home, lines);
         return new Load(lines, nanos, databaseBytes(home));
     }

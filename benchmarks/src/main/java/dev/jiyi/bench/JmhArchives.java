@@ -4,7 +4,9 @@ import dev.jiyi.analysis.ChineseTokens;
 import dev.jiyi.authority.Authority;
 import dev.jiyi.bench.CachedArchive.Distribution;
 import dev.jiyi.bench.CachedArchive.VectorSpec;
-import dev.jiyi.cli.Jiyi;
+import dev.jiyi.engine.IndexKind;
+import dev.jiyi.engine.Jiyi;
+import dev.jiyi.lucene.LuceneBackend;
 import dev.jiyi.lucene.LuceneIndex;
 
 import java.nio.file.Path;
@@ -75,10 +77,10 @@ final class JmhArchives {
         if (!LuceneIndex.exists(dir) || archive.figure(LUCENE_BUILD) < 0) {
             System.out.printf("building the Lucene index of %s ...%n", archive.dir());
             long t = System.nanoTime();
-            jiyi.lucene().rebuild(authority);
+            jiyi.backend(IndexKind.LUCENE, LuceneBackend.class).index().rebuild(authority);
             archive.record(LUCENE_BUILD, System.nanoTime() - t);
         }
-        LuceneRecallHarness.catchUp(jiyi.lucene(), authority, "lucene catch-up", false);
+        LuceneRecallHarness.catchUp(jiyi.backend(IndexKind.LUCENE, LuceneBackend.class).index(), authority, "lucene catch-up", false);
     }
 
     /** A scratch home holding a copy of {@code archive} (database and Lucene index), for a benchmark that changes it. */

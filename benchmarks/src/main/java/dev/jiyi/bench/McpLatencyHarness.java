@@ -1,6 +1,8 @@
 package dev.jiyi.bench;
 
-import dev.jiyi.cli.Jiyi;
+import dev.jiyi.engine.IndexKind;
+import dev.jiyi.engine.Jiyi;
+import dev.jiyi.lucene.LuceneBackend;
 import dev.jiyi.lucene.LuceneIndex;
 import dev.jiyi.lucene.LuceneStatus;
 import io.modelcontextprotocol.client.McpClient;
@@ -185,7 +187,7 @@ public final class McpLatencyHarness implements Callable<Integer> {
         out.println("  building the archive's Lucene index (once; kept with the archive) ...");
         long t = System.nanoTime();
         try (Jiyi jiyi = Jiyi.open(archive.home())) {
-            LuceneIndex lucene = jiyi.lucene();
+            LuceneIndex lucene = jiyi.backend(IndexKind.LUCENE, LuceneBackend.class).index();
             lucene.rebuild(jiyi.authority());
             for (LuceneStatus s = lucene.catchUp(jiyi.authority()); s.behind() > 0 && !s.readOnly();
                  s = lucene.catchUp(jiyi.authority())) {

@@ -1,7 +1,9 @@
 package dev.jiyi.bench;
 
 import dev.jiyi.authority.Scope;
-import dev.jiyi.cli.Jiyi;
+import dev.jiyi.engine.IndexKind;
+import dev.jiyi.engine.Jiyi;
+import dev.jiyi.lucene.LuceneBackend;
 import dev.jiyi.pack.ContextPack;
 import dev.jiyi.pack.Pack;
 import dev.jiyi.pack.PackRequest;
@@ -64,7 +66,7 @@ public class ResumeBenchmark {
             scratch = JmhArchives.copy(JmhArchives.open(size, false), "resume");
             jiyi = Jiyi.open(scratch.home());
             ResumeHarness.addSession(jiyi.authority(), ChatCorpus.DEFAULT_SEED);
-            LuceneRecallHarness.catchUp(jiyi.lucene(), jiyi.authority());
+            LuceneRecallHarness.catchUp(jiyi.backend(IndexKind.LUCENE, LuceneBackend.class).index(), jiyi.authority());
             Clock clock = Clock.systemUTC();
             packer = new ContextPack(jiyi.authority(), jiyi.recall(jiyi.recallIndex(index), RecallConfig.DEFAULT, clock),
                     clock);

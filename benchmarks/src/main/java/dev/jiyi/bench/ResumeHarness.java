@@ -11,7 +11,7 @@ import dev.jiyi.authority.Kind;
 import dev.jiyi.authority.MemoryDraft;
 import dev.jiyi.authority.Role;
 import dev.jiyi.authority.Scope;
-import dev.jiyi.cli.Jiyi;
+import dev.jiyi.engine.Jiyi;
 import dev.jiyi.pack.ContextPack;
 import dev.jiyi.pack.Pack;
 import dev.jiyi.pack.PackRequest;
@@ -23,7 +23,6 @@ import picocli.CommandLine.Option;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.jiyi.bench;
 
-import dev.jiyi.cli.Home;
+import dev.jiyi.engine.Home;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -10,7 +10,7 @@ import dev.jiyi.authority.MemoryDraft;
 import dev.jiyi.authority.Role;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.VectorCache;
-import dev.jiyi.cli.Jiyi;
+import dev.jiyi.engine.Jiyi;
 import dev.jiyi.providers.Embedder;
 import dev.jiyi.providers.LocalEmbedder;
 import dev.jiyi.ranking.Recall;

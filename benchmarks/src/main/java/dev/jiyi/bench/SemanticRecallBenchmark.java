@@ -1,7 +1,7 @@
 package dev.jiyi.bench;
 
 import dev.jiyi.authority.Scope;
-import dev.jiyi.cli.Jiyi;
+import dev.jiyi.engine.Jiyi;
 import dev.jiyi.providers.Embedder;
 import dev.jiyi.ranking.Recall;
 import dev.jiyi.ranking.RecallConfig;

@@ -12,7 +12,7 @@ import dev.jiyi.authority.index.VectorQuery;
 import dev.jiyi.bench.CachedArchive.Distribution;
 import dev.jiyi.bench.CachedArchive.VectorSpec;
 import dev.jiyi.bench.LuceneRecallHarness.Latency;
-import dev.jiyi.cli.Jiyi;
+import dev.jiyi.engine.Jiyi;
 import dev.jiyi.lucene.LuceneOptions.VectorFormat;
 import dev.jiyi.lucene.LuceneIndex;
 import dev.jiyi.lucene.LuceneOptions;

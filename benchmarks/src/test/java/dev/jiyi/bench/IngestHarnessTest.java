@@ -24,7 +24,7 @@ class IngestHarnessTest {
                 .contains("jieba dictionary load: ")
                 .contains("single commit: 200 events in ")
                 .contains("batch file: 200 events")
-                .contains("event submit --batch, in this JVM (Main.execute): 200 events in ")
+                .contains("event submit --batch, in this JVM (the engine): 200 events in ")
                 .contains("tokenization alone (ChineseTokens.indexText, second pass over the batch texts): 200 texts")
                 .contains("spawned runs: skipped");
     }

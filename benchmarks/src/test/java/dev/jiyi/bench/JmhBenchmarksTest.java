@@ -2,6 +2,9 @@ package dev.jiyi.bench;
 
 import dev.jiyi.authority.Deletion;
 import dev.jiyi.bench.LuceneRecallHarness.QueryKind;
+import dev.jiyi.engine.IndexKind;
+import dev.jiyi.engine.Jiyi;
+import dev.jiyi.lucene.LuceneBackend;
 import dev.jiyi.pack.Pack;
 import dev.jiyi.ranking.RecallMode;
 import dev.jiyi.ranking.RecallResult;
@@ -131,14 +134,14 @@ class JmhBenchmarksTest {
                 assertThat(d.memoryIds()).hasSize(1);
             }
             Deletion d = benchmark.withLucene(a);
-            assertThat(a.jiyi.lucene().status().behind()).isZero();
+            assertThat(a.jiyi.backend(IndexKind.LUCENE, LuceneBackend.class).index().status().behind()).isZero();
             assertThat(a.jiyi.authority().tableCounts().byName().get("events")).isEqualTo(SIZE - 6);
             assertThat(d.memoryIds()).hasSize(1);
         } finally {
             a.close();
         }
         assertThat(copy).doesNotExist();
-        try (dev.jiyi.cli.Jiyi cached = dev.jiyi.cli.Jiyi.open(JmhArchives.open(SIZE, false).home())) {
+        try (dev.jiyi.engine.Jiyi cached = dev.jiyi.engine.Jiyi.open(JmhArchives.open(SIZE, false).home())) {
             assertThat(cached.authority().tableCounts().byName().get("events")).as("the cached archive is untouched")
                     .isEqualTo(SIZE);
         }

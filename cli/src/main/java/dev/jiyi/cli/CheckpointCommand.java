@@ -3,6 +3,10 @@ package dev.jiyi.cli;
 import dev.jiyi.authority.Checkpoint;
 import dev.jiyi.authority.CheckpointDraft;
 import dev.jiyi.authority.Times;
+import dev.jiyi.engine.ExitCode;
+import dev.jiyi.engine.Jiyi;
+import dev.jiyi.engine.Output;
+import dev.jiyi.engine.Views;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

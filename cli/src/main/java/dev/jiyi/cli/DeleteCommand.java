@@ -1,6 +1,10 @@
 package dev.jiyi.cli;
 
 import dev.jiyi.authority.Deletion;
+import dev.jiyi.engine.ExitCode;
+import dev.jiyi.engine.Jiyi;
+import dev.jiyi.engine.Output;
+import dev.jiyi.engine.Views;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

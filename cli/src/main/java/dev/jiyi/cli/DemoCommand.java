@@ -1,5 +1,8 @@
 package dev.jiyi.cli;
 
+import dev.jiyi.engine.ExitCode;
+import dev.jiyi.engine.Output;
+
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;

@@ -1,9 +1,16 @@
 package dev.jiyi.cli;
 
 import dev.jiyi.authority.DoctorReport;
+import dev.jiyi.authority.index.Backend;
+import dev.jiyi.engine.ExitCode;
+import dev.jiyi.engine.IndexKind;
+import dev.jiyi.engine.Jiyi;
+import dev.jiyi.engine.Output;
+import dev.jiyi.engine.Views;
 import picocli.CommandLine.Command;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -17,18 +24,20 @@ final class DoctorCommand extends Verb {
     @Override
     int run(Jiyi jiyi, Output out) {
         DoctorReport report = jiyi.authority().doctor();
-        LuceneHealth lucene = LuceneHealth.check(jiyi, report.tableCounts());
-        jiyi.openedLucene().ifPresent(index -> index.takeNotices().forEach(out::notice));
-        List<String> problems = new ArrayList<>(report.problems());
-        if (lucene.problem() != null) {
-            problems.add(lucene.problem());
+        Map<String, Backend.Health> derived = new LinkedHashMap<>();
+        for (IndexKind kind : IndexKind.values()) {
+            Backend backend = jiyi.backend(kind);
+            backend.health(jiyi.authority(), report.tableCounts()).ifPresent(h -> derived.put(backend.name(), h));
         }
+        jiyi.takeNotices().forEach(out::notice);
+        List<String> problems = new ArrayList<>(report.problems());
+        derived.values().forEach(h -> h.problem().ifPresent(problems::add));
         boolean healthy = problems.isEmpty();
         if (out.json()) {
             Map<String, Object> m = Views.doctor(report);
             m.put("healthy", healthy);
             m.put("problems", problems);
-            m.put("lucene", lucene.json());
+            derived.forEach((name, h) -> m.put(name, h.json()));
             out.json(m);
         } else {
             out.text("database: " + jiyi.home().database());
@@ -40,7 +49,7 @@ final class DoctorCommand extends Verb {
             for (Map.Entry<String, Long> e : report.tableCounts().byName().entrySet()) {
                 out.text(String.format("  %-16s %d", e.getKey(), e.getValue()));
             }
-            lucene.lines().forEach(out::text);
+            derived.values().forEach(h -> h.lines().forEach(out::text));
             out.text(healthy ? "healthy" : "PROBLEMS:");
             problems.forEach(p -> out.text("  - " + p));
         }

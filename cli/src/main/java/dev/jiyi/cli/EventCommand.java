@@ -7,6 +7,12 @@ import dev.jiyi.authority.Role;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.SubmitResult;
 import dev.jiyi.authority.Times;
+import dev.jiyi.engine.BatchRunner;
+import dev.jiyi.engine.ExitCode;
+import dev.jiyi.engine.Ingest;
+import dev.jiyi.engine.Jiyi;
+import dev.jiyi.engine.Output;
+import dev.jiyi.engine.Views;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -17,15 +23,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /** {@code jiyi event submit}: store original conversation events (E1-E4). */
 @Command(name = "event", description = "Submit original events.", subcommands = EventCommand.Submit.class)
 final class EventCommand {
 
     /** Fields of one {@code event submit --batch} line. */
-    static final Set<String> BATCH_FIELDS = Set.of("id", "role", "text", "session", "occurred_at", "source",
-            "category", "persona", "project");
 
     @Command(name = "submit", description = {"Store one original event, or many with --batch.",
             "A batch is one JSON object per line: {\"id\", \"role\", \"text\", \"session\",",
@@ -126,11 +129,8 @@ final class EventCommand {
             if (extract) {
                 ingest.checkConfiguration(); // a configuration mistake: before any line commits
             }
-            BatchRunner<EventSubmission, SubmitResult> runner = new BatchRunner<>(BATCH_FIELDS,
-                    line -> parse(line, defaults),
-                    extract ? jiyi.authority()::submitEventsForExtraction : jiyi.authority()::submitEvents,
-                    Submit::ack, chunkSize);
-            BatchRunner.Outcome<SubmitResult> outcome = runner.run(mode.batch, root().stdin(), out, "event submit --batch");
+            BatchRunner.Outcome<SubmitResult> outcome = jiyi.submitBatch(mode.batch, root().stdin(), defaults, extract,
+                    chunkSize, out);
             long created = outcome.committed().stream().filter(SubmitResult::created).count();
             long existing = outcome.committed().size() - created;
             Map<String, Object> summary = new LinkedHashMap<>();
@@ -185,32 +185,5 @@ final class EventCommand {
             return code;
         }
 
-        static EventSubmission parse(JsonLine line, Scope defaults) {
-            Scope scope = new Scope(
-                    orDefault(line.string("persona"), defaults.personaId()),
-                    orDefault(line.string("project"), defaults.projectId()));
-            String category = line.string("category");
-            return new EventSubmission(
-                    line.requiredString("id"),
-                    scope,
-                    Role.parse("role", line.requiredString("role")),
-                    line.requiredString("text"),
-                    line.string("source"),
-                    category == null ? null : Category.parse("category", category),
-                    line.requiredString("session"),
-                    Times.parse("occurred_at", line.requiredString("occurred_at")));
-        }
-
-        private static String orDefault(String value, String fallback) {
-            return value == null ? fallback : value;
-        }
-
-        private static Map<String, Object> ack(SubmitResult r) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("status", r.created() ? "created" : "existing");
-            m.put("id", r.event().id());
-            m.put("sequence", r.event().sequence());
-            return m;
-        }
     }
 }

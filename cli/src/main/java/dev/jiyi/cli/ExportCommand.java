@@ -3,6 +3,10 @@ package dev.jiyi.cli;
 import dev.jiyi.authority.Table;
 import dev.jiyi.authority.archive.ArchiveFormat;
 import dev.jiyi.authority.archive.ArchiveReport;
+import dev.jiyi.engine.ExitCode;
+import dev.jiyi.engine.Jiyi;
+import dev.jiyi.engine.Output;
+import dev.jiyi.engine.PhasedProgress;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

@@ -10,6 +10,13 @@ import dev.jiyi.authority.InvalidInputException;
 import dev.jiyi.authority.JiyiException;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.SubmitResult;
+import dev.jiyi.engine.BatchRunner;
+import dev.jiyi.engine.EventLines;
+import dev.jiyi.engine.ExitCode;
+import dev.jiyi.engine.Jiyi;
+import dev.jiyi.engine.JsonLine;
+import dev.jiyi.engine.Output;
+import dev.jiyi.engine.Progress;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
@@ -52,7 +59,7 @@ final class HostIngestCommand extends Verb {
             "covered_seq", "covered_id");
 
     static {
-        Set<String> fields = new HashSet<>(EventCommand.BATCH_FIELDS);
+        Set<String> fields = new HashSet<>(EventLines.FIELDS);
         fields.add("checkpoint");
         FIELDS = Set.copyOf(fields);
     }
@@ -176,7 +183,7 @@ final class HostIngestCommand extends Verb {
         JsonLine line = JsonLine.parse(text, FIELDS);
         JsonLine checkpoint = line.object("checkpoint", CHECKPOINT_FIELDS);
         if (checkpoint != null) {
-            for (String other : EventCommand.BATCH_FIELDS) {
+            for (String other : EventLines.FIELDS) {
                 if (line.has(other)) {
                     throw new InvalidInputException("checkpoint", "must be alone on its line, not beside a message's fields");
                 }
@@ -193,7 +200,7 @@ final class HostIngestCommand extends Verb {
                     checkpoint.string("next"), checkpoint.has("covered_seq") ? checkpoint.integer("covered_seq") : 1L);
             return new Line(number, null, checkpoint);
         }
-        EventSubmission message = EventCommand.Submit.parse(line, scope);
+        EventSubmission message = EventLines.parse(line, scope);
         if (!message.scope().equals(scope)) {
             throw new InvalidInputException("persona", "must be the capture's scope (--persona/--project): "
                     + "one instance captures into one scope");

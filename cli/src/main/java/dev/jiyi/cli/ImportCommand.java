@@ -1,7 +1,14 @@
 package dev.jiyi.cli;
 
 import dev.jiyi.authority.archive.ArchiveReport;
-import dev.jiyi.lucene.LuceneIndex;
+import dev.jiyi.engine.BatchRunner;
+import dev.jiyi.engine.ExitCode;
+import dev.jiyi.engine.IndexKind;
+import dev.jiyi.engine.Jiyi;
+import dev.jiyi.engine.Output;
+import dev.jiyi.engine.PhasedProgress;
+import dev.jiyi.engine.Progress;
+import dev.jiyi.authority.index.Backend;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -10,7 +17,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -39,15 +48,22 @@ final class ImportCommand extends Verb {
     }
 
     /**
-     * After an import or a restore committed: rebuilds the home's Lucene index if it has one, and
-     * reports the rows per table and what is left to do (vectors).
+     * After an import or a restore committed: rebuilds each derived index the home has a folder of
+     * (Lucene), and reports the rows per table and what is left to do (vectors). FTS5 was rebuilt in
+     * the import's transaction.
      */
     static int report(Jiyi jiyi, Output out, String verb, ArchiveReport report, long started) {
-        boolean lucene = Files.isDirectory(jiyi.home().dir().resolve("lucene"));
-        if (lucene) {
-            LuceneIndex index = jiyi.lucene();
-            try (Progress progress = out.progress(verb + ": lucene", report.rows().indexed())) {
-                index.rebuild(jiyi.authority(), progress::advance);
+        List<String> indexes = new ArrayList<>(List.of(IndexKind.FTS5.code()));
+        StringBuilder rebuilt = new StringBuilder();
+        for (IndexKind kind : IndexKind.values()) {
+            Backend backend = jiyi.backend(kind);
+            if (backend.folder().isPresent() && Files.isDirectory(jiyi.home().dir().resolve(backend.folder().get()))) {
+                try (Progress progress = out.progress(verb + ": " + backend.name(), report.rows().indexed())) {
+                    backend.rebuild(jiyi.authority(), progress::advance);
+                }
+                indexes.add(backend.name());
+                rebuilt.append(" and ").append(Character.toUpperCase(backend.name().charAt(0)))
+                        .append(backend.name().substring(1));
             }
         }
         long millis = (System.nanoTime() - started) / 1_000_000;
@@ -59,12 +75,12 @@ final class ImportCommand extends Verb {
             m.put("bytes", report.bytes());
             m.put("millis", millis);
             m.put("rows", report.rows().byName());
-            m.put("indexes", lucene ? java.util.List.of("fts5", "lucene") : java.util.List.of("fts5"));
+            m.put("indexes", indexes);
             m.put("next", vectors);
             out.json(m);
         } else {
             out.text(String.format("%s %,d rows (archive format version %d, %,d bytes) in %d ms; rebuilt FTS5%s",
-                    verb, report.total(), report.version(), report.bytes(), millis, lucene ? " and Lucene" : ""));
+                    verb, report.total(), report.version(), report.bytes(), millis, rebuilt));
             report.rows().byName().forEach((table, rows) -> out.text(String.format("  %-16s %d", table, rows)));
             out.text(vectors);
         }

@@ -1,5 +1,10 @@
 package dev.jiyi.cli;
 
+import dev.jiyi.engine.ExitCode;
+import dev.jiyi.engine.Ingest;
+import dev.jiyi.engine.Output;
+import dev.jiyi.engine.Views;
+
 import java.util.List;
 import java.util.Map;
 

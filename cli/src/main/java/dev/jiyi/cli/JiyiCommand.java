@@ -1,6 +1,9 @@
 package dev.jiyi.cli;
 
 import dev.jiyi.authority.Scope;
+import dev.jiyi.engine.ExitCode;
+import dev.jiyi.engine.Home;
+import dev.jiyi.engine.Output;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;

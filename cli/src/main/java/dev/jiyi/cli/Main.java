@@ -2,6 +2,8 @@ package dev.jiyi.cli;
 
 import dev.jiyi.authority.JiyiException;
 import dev.jiyi.authority.StorageException;
+import dev.jiyi.engine.ExitCode;
+import dev.jiyi.engine.Output;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.OptionSpec;

@@ -1,15 +1,13 @@
 package dev.jiyi.cli;
 
-import io.modelcontextprotocol.json.McpJsonDefaults;
-import io.modelcontextprotocol.server.McpServer;
-import io.modelcontextprotocol.server.McpSyncServer;
-import io.modelcontextprotocol.spec.McpSchema;
+import dev.jiyi.engine.ExitCode;
+import dev.jiyi.engine.Jiyi;
+import dev.jiyi.engine.Output;
+import dev.jiyi.mcp.JiyiMcpServer;
+
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.time.Duration;
 
 /**
  * {@code jiyi mcp}: the MCP server over stdio (MCP Java SDK 2.1.0, protocol 2025-11-25). One process
@@ -22,7 +20,7 @@ import java.time.Duration;
  * that nothing printed by any library can corrupt the protocol. Notices (a rebuilt Lucene index, an
  * internal error's class) go to stderr; no user text does.
  *
- * <p>The tools are in {@link McpTools}; no tool changes a persona (S6).
+ * <p>The server is {@link JiyiMcpServer}, in the mcp module; this verb opens the engine and hands it over.
  */
 @Command(name = "mcp", description = {"Serve memory to an MCP host (Claude Desktop, an agent) over stdio.",
         "It runs until the host closes stdin. Tools: event_submit, memory_recall, memory_read, session_resume,",
@@ -30,85 +28,16 @@ import java.time.Duration;
         "them with `jiyi persona`. See docs/mcp.md."})
 final class McpCommand extends Verb {
 
-    /** What the server loads in the background as soon as it serves, so that the first calls do not wait. */
-    enum Warm {
-        /** Nothing: each thing loads on the first call that needs it. */
-        NONE,
-        /** The jieba dictionary, and the Lucene index when it is the home's {@code recall.index}. */
-        LEXICAL,
-        /** Those and the local embedding model (about 1.3 s and 100 MB), for semantic and deep recall. */
-        ALL
-    }
-
-    /** What the model is told about this server at initialization. */
-    static final String INSTRUCTIONS = """
-            jiyi (记忆) is the user's local long-term memory. Submit each visible user and assistant message with \
-            event_submit (stable ID, ISO-8601 time with an offset). At the start of a session, or when the topic \
-            changes, call session_resume and put its context before your answer. Use memory_recall when the user \
-            refers to the past, and memory_read to see a memory's original message. When the user says a memory \
-            is wrong, use memory_correct; when the user asks you to forget something, memory_delete. Use \
-            checkpoint_save to record where a long task stands. The persona is read-only here (persona_read). \
-            Every tool takes optional persona and project IDs; leave them out to use the server's defaults.""";
-
-    /** How long a stop by signal waits for calls under way before the process ends anyway. */
-    private static final Duration STOP_WAIT = Duration.ofSeconds(5);
-
     @Option(names = "--warm", paramLabel = "WHAT", defaultValue = "lexical",
             description = "Load in the background at start: none, lexical (default: the dictionary, and the Lucene "
                     + "index when recall.index is lucene) or all (also the local embedding model).")
-    Warm warm;
+    JiyiMcpServer.Warm warm;
 
     @Override
     int run(Jiyi jiyi, Output out) throws InterruptedException {
-        PrintStream protocol = System.out;
-        protocol.flush();
-        PrintWriter err = spec.commandLine().getErr();
-        System.setOut(System.err);
-        try {
-            McpTools tools = new McpTools(jiyi, scope(), err, root().env().get("JIYI_DEBUG") != null);
-            McpStdio stdio = new McpStdio(McpJsonDefaults.getMapper(), root().stdin(), protocol);
-            McpSyncServer server = McpServer.sync(stdio)
-                    .serverInfo("jiyi", version())
-                    .instructions(INSTRUCTIONS)
-                    .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
-                    // McpArguments checks every call with messages that name the field, never the value.
-                    .validateToolInputs(false)
-                    .tools(tools.specifications())
-                    .build();
-            if (warm != Warm.NONE) {
-                Thread.ofPlatform().daemon().name("jiyi-mcp-warm-up").start(() -> tools.warmUp(warm == Warm.ALL));
-            }
-            // A host may stop the server with a signal rather than by closing stdin (the SDK's own client
-            // does): calls under way get a moment to finish, and the Lucene index commits as it closes.
-            Thread hook = Thread.ofPlatform().name("jiyi-mcp-stop").unstarted(() -> {
-                try {
-                    if (tools.close(STOP_WAIT)) {
-                        jiyi.close();
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
-            Runtime.getRuntime().addShutdownHook(hook);
-            try {
-                stdio.awaitEnd();
-            } finally {
-                try {
-                    Runtime.getRuntime().removeShutdownHook(hook);
-                } catch (IllegalStateException stopping) {
-                    // the JVM is already shutting down: the hook does the rest
-                }
-                tools.close(); // waits for calls under way; the engine closes after this returns
-                try {
-                    server.closeGracefully();
-                } catch (RuntimeException e) {
-                    out.notice("mcp: closing the session failed (" + e.getClass().getSimpleName() + ")");
-                }
-            }
-            return ExitCode.OK;
-        } finally {
-            System.setOut(protocol);
-        }
+        JiyiMcpServer.serve(jiyi, scope(), root().stdin(), spec.commandLine().getErr(),
+                root().env().get("JIYI_DEBUG") != null, warm, version(), out);
+        return ExitCode.OK;
     }
 
     /** The version {@code jiyi --version} prints, without the name. */

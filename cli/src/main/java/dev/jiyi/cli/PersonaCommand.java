@@ -2,6 +2,10 @@ package dev.jiyi.cli;
 
 import dev.jiyi.authority.Limits;
 import dev.jiyi.authority.Persona;
+import dev.jiyi.engine.ExitCode;
+import dev.jiyi.engine.Jiyi;
+import dev.jiyi.engine.Output;
+import dev.jiyi.engine.Views;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

@@ -2,6 +2,12 @@ package dev.jiyi.cli;
 
 import dev.jiyi.authority.InvalidInputException;
 import dev.jiyi.authority.Limits;
+import dev.jiyi.engine.Config;
+import dev.jiyi.engine.ExitCode;
+import dev.jiyi.engine.Jiyi;
+import dev.jiyi.engine.Output;
+import dev.jiyi.engine.ProviderSettings;
+import dev.jiyi.engine.Views;
 import dev.jiyi.pack.Pack;
 import dev.jiyi.pack.PackRequest;
 import dev.jiyi.pack.TokenCounter;
@@ -132,7 +138,7 @@ final class ProbeCommand extends Verb {
         Pack pack = pack(jiyi, alike ? modelA : null, recallBy);
         Pack packA = pack;
         Pack packB = pack;
-        RecallCommand.notices(jiyi, out);
+        jiyi.takeNotices().forEach(out::notice);
 
         List<Side> sides = ask(List.of(new Side("a", a, packA), new Side("b", b, packB)));
         Set<String> warnings = new LinkedHashSet<>(packA.warnings());
@@ -154,7 +160,7 @@ final class ProbeCommand extends Verb {
     }
 
     private Pack pack(Jiyi jiyi, String model, String recallBy) {
-        Pack pack = ResumeCommand.pack(jiyi, packOptions.index, packOptions.request(scope(), model, recallBy));
+        Pack pack = jiyi.pack(packOptions.index, packOptions.request(scope(), model, recallBy));
         if (pack.status().equals(Pack.INSUFFICIENT_BUDGET)) {
             throw new InvalidInputException("--budget", "leaves no room for the persona and framing in the pack ("
                     + Pack.INSUFFICIENT_BUDGET + "); raise it or shorten the persona");

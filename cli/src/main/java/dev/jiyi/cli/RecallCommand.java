@@ -4,11 +4,14 @@ import dev.jiyi.authority.InvalidInputException;
 import dev.jiyi.authority.JiyiException;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.Times;
-import dev.jiyi.authority.index.RecallIndex;
-import dev.jiyi.lucene.LuceneIndex;
+import dev.jiyi.engine.BatchRunner;
+import dev.jiyi.engine.ExitCode;
+import dev.jiyi.engine.Jiyi;
+import dev.jiyi.engine.JsonLine;
+import dev.jiyi.engine.Output;
+import dev.jiyi.engine.Views;
 import dev.jiyi.ranking.Evidence;
 import dev.jiyi.ranking.Presentation;
-import dev.jiyi.ranking.Recall;
 import dev.jiyi.ranking.RecallMode;
 import dev.jiyi.ranking.RecallRequest;
 import dev.jiyi.ranking.RecallResult;
@@ -20,11 +23,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -33,7 +33,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
+import java.util.Objects;
 import java.util.Set;
 
 /** {@code jiyi recall}: memories (and raw fallback events) for a query, with inspectable scores. */
@@ -90,11 +90,10 @@ final class RecallCommand extends Verb {
                 ? RecallRequest.dialogue(scope(), readDialogue(), mode, limit, at, includeHistory)
                 : new RecallRequest(scope(), query, mode, limit, at, includeHistory);
         String query = request.query();
-        RecallIndex searched = jiyi.recallIndex(index);
-        RecallResult result = withIndexWarning(searched, jiyi.recall(searched, config, Clock.systemDefaultZone()).recall(request));
-        notices(jiyi, out);
+        RecallResult result = jiyi.recall(index, config, Clock.systemDefaultZone(), request);
+        jiyi.takeNotices().forEach(out::notice);
         if (out.json()) {
-            out.json(resultJson(null, query, result, explain));
+            out.json(Views.recall(null, query, result, explain));
         } else {
             printHuman(out, result);
         }
@@ -105,19 +104,19 @@ final class RecallCommand extends Verb {
         // A line without "index" uses --index, else recall.index: a bad setting fails before any line.
         String fallback = index != null ? index : jiyi.recallIndex(null).name();
         int failures = 0;
-        try (BufferedReader reader = batch.toString().equals("-")
-                ? new BufferedReader(new InputStreamReader(root().stdin(), StandardCharsets.UTF_8))
-                : open(batch)) {
-            String line;
+        try (InputStream in = BatchRunner.open(batch, root().stdin(), "batch")) {
+            BatchRunner.LineInput lines = new BatchRunner.LineInput(in);
+            byte[] bytes;
             int number = 0;
-            while ((line = reader.readLine()) != null) {
+            while ((bytes = lines.next()) != null) {
                 number++;
-                if (line.isBlank()) {
-                    continue;
-                }
                 String tag = null;
                 String q = null;
                 try {
+                    String line = BatchRunner.decode(bytes);
+                    if (line.isBlank()) {
+                        continue;
+                    }
                     JsonLine json = JsonLine.parse(line, BATCH_FIELDS);
                     tag = json.string("tag");
                     List<String> turns = json.strings("dialogue");
@@ -132,10 +131,9 @@ final class RecallCommand extends Verb {
                     String m = json.string("mode");
                     String asOfText = json.string("as_of");
                     Boolean history = json.bool("include_history");
-                    Scope scope = new Scope(orElse(json.string("persona"), scope().personaId()),
-                            orElse(json.string("project"), scope().projectId()));
-                    RecallIndex searched = jiyi.recallIndex(orElse(json.string("index"), fallback));
-                    Recall recall = jiyi.recall(searched, config, Clock.systemDefaultZone());
+                    Scope scope = new Scope(Objects.requireNonNullElse(json.string("persona"), scope().personaId()),
+                            Objects.requireNonNullElse(json.string("project"), scope().projectId()));
+                    String lineIndex = Objects.requireNonNullElse(json.string("index"), fallback);
                     RecallMode lineMode = m == null ? mode : parseMode(m);
                     int lineLimit = lim == null ? limit : lim.intValue();
                     Instant lineAt = asOfText == null ? null : Times.parse("as_of", asOfText);
@@ -144,11 +142,11 @@ final class RecallCommand extends Verb {
                             ? new RecallRequest(scope, q, lineMode, lineLimit, lineAt, lineHistory)
                             : RecallRequest.dialogue(scope, turns, lineMode, lineLimit, lineAt, lineHistory);
                     q = request.query();
-                    RecallResult result = withIndexWarning(searched, recall.recall(request));
-                    notices(jiyi, out);
-                    out.json(resultJson(tag, q, result, explain));
+                    RecallResult result = jiyi.recall(lineIndex, config, Clock.systemDefaultZone(), request);
+                    jiyi.takeNotices().forEach(out::notice);
+                    out.json(Views.recall(tag, q, result, explain));
                 } catch (JiyiException e) {
-                    notices(jiyi, out);
+                    jiyi.takeNotices().forEach(out::notice);
                     failures++;
                     Map<String, Object> error = new LinkedHashMap<>();
                     if (tag != null) {
@@ -200,35 +198,6 @@ final class RecallCommand extends Verb {
         return turns;
     }
 
-    /**
-     * The result, with the Lucene index's warning added when that index answered while behind the
-     * authority (another process holds its write lock, or catch-up ran out of time: L5).
-     */
-    static RecallResult withIndexWarning(RecallIndex searched, RecallResult result) {
-        return indexWarning(searched).map(w -> {
-            List<String> warnings = new ArrayList<>(result.warnings());
-            warnings.add(w);
-            return new RecallResult(result.items(), warnings);
-        }).orElse(result);
-    }
-
-    /** The Lucene index's lag warning after a search on it (L5); empty for FTS5 or a current index. */
-    static Optional<String> indexWarning(RecallIndex searched) {
-        return searched.lexical() instanceof LuceneIndex lucene ? lucene.status().warning() : Optional.empty();
-    }
-
-    /** What the Lucene index did on its own during the recall (a rebuild and why), on stderr. */
-    static void notices(Jiyi jiyi, Output out) {
-        jiyi.openedLucene().ifPresent(lucene -> lucene.takeNotices().forEach(out::notice));
-    }
-
-    private static BufferedReader open(Path file) throws IOException {
-        if (!Files.isRegularFile(file)) {
-            throw new InvalidInputException("batch", "file does not exist or is not a regular file");
-        }
-        return Files.newBufferedReader(file, StandardCharsets.UTF_8);
-    }
-
     private static RecallMode parseMode(String value) {
         for (RecallMode m : RecallMode.values()) {
             if (m.name().equalsIgnoreCase(value.strip())) {
@@ -236,63 +205,6 @@ final class RecallCommand extends Verb {
             }
         }
         throw new InvalidInputException("mode", "must be one of fast, semantic, deep");
-    }
-
-    private static String orElse(String value, String fallback) {
-        return value == null ? fallback : value;
-    }
-
-    static Map<String, Object> resultJson(String tag, String query, RecallResult result, boolean explain) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        if (tag != null) {
-            m.put("tag", tag);
-        }
-        m.put("query", query);
-        m.put("results", result.items().stream().map(i -> itemJson(i, explain)).toList());
-        m.put("warnings", result.warnings());
-        return m;
-    }
-
-    static Map<String, Object> itemJson(RecalledItem i, boolean explain) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("type", i.type().code());
-        if (i.memoryId() != null) {
-            m.put("memory_id", i.memoryId());
-        }
-        m.put("source_event_id", i.sourceEventId());
-        m.put("score", round(i.score()));
-        m.put("text", i.text());
-        m.put("presentation", i.presentation().code());
-        if (i.type() == RecalledItem.Type.RAW_EVENT) {
-            m.put("label", "raw_event");
-            m.put("category", i.category().code());
-        } else {
-            m.put("kind", i.kind().code());
-            m.put("basis", i.basis().code());
-            m.put("confidence", i.confidence());
-            m.put("valid_at", Times.format(i.validity().validAt()));
-            m.put("invalid_at", Times.format(i.validity().invalidAt()));
-        }
-        m.put("time_label", i.timeLabel());
-        m.put("status", i.status().code());
-        m.put("truncated", i.truncated());
-        m.put("evidence", i.evidence().code());
-        if (explain) {
-            Map<String, Object> signals = new LinkedHashMap<>();
-            for (Signal s : i.signals()) {
-                Map<String, Object> one = new LinkedHashMap<>();
-                one.put("value", round(s.value()));
-                one.put("weight", s.weight());
-                one.put("contribution", round(s.contribution()));
-                signals.put(s.name(), one);
-            }
-            m.put("explain", signals);
-        }
-        return m;
-    }
-
-    private static double round(double v) {
-        return Math.round(v * 1_000_000d) / 1_000_000d;
     }
 
     private void printHuman(Output out, RecallResult result) {

@@ -1,7 +1,12 @@
 package dev.jiyi.cli;
 
-import dev.jiyi.authority.Authority;
-import dev.jiyi.lucene.LuceneIndex;
+import dev.jiyi.engine.ExitCode;
+import dev.jiyi.engine.IndexKind;
+import dev.jiyi.engine.Jiyi;
+import dev.jiyi.engine.Output;
+import dev.jiyi.engine.Progress;
+import dev.jiyi.engine.VectorReindex;
+import dev.jiyi.authority.index.Backend;
 import dev.jiyi.providers.ProviderException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -46,14 +51,14 @@ final class ReindexCommand extends Verb {
             return lucene(jiyi, out, System.nanoTime());
         }
         long started = System.nanoTime();
-        Authority.Rebuilt fed;
+        Backend.Rebuilt fed;
         try (Progress progress = out.progress("reindex", rows(jiyi))) {
-            fed = jiyi.authority().rebuildIndexes(progress::advance);
+            fed = jiyi.backend(IndexKind.FTS5).rebuild(jiyi.authority(), progress::advance);
         }
         long millis = (System.nanoTime() - started) / 1_000_000;
         if (out.json()) {
             Map<String, Object> m = new LinkedHashMap<>();
-            m.put("rebuilt", "fts5");
+            m.put("rebuilt", IndexKind.FTS5.code());
             m.put("events", fed.events());
             m.put("memories", fed.memories());
             m.put("millis", millis);
@@ -70,16 +75,15 @@ final class ReindexCommand extends Verb {
     }
 
     private int lucene(Jiyi jiyi, Output out, long started) {
-        LuceneIndex index = jiyi.lucene();
-        LuceneIndex.Rebuilt fed;
+        Backend.Rebuilt fed;
         try (Progress progress = out.progress("reindex --lucene", rows(jiyi))) {
-            fed = index.rebuild(jiyi.authority(), progress::advance);
+            fed = jiyi.backend(IndexKind.LUCENE).rebuild(jiyi.authority(), progress::advance);
         }
         long millis = (System.nanoTime() - started) / 1_000_000;
-        Optional<Path> directory = index.directory();
+        Optional<Path> directory = fed.directory();
         if (out.json()) {
             Map<String, Object> m = new LinkedHashMap<>();
-            m.put("rebuilt", "lucene");
+            m.put("rebuilt", IndexKind.LUCENE.code());
             m.put("events", fed.events());
             m.put("memories", fed.memories());
             m.put("vectors", fed.vectors());

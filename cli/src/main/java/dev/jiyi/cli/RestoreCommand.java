@@ -1,6 +1,9 @@
 package dev.jiyi.cli;
 
 import dev.jiyi.authority.archive.ArchiveReport;
+import dev.jiyi.engine.Jiyi;
+import dev.jiyi.engine.Output;
+import dev.jiyi.engine.PhasedProgress;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;

@@ -1,15 +1,15 @@
 package dev.jiyi.cli;
 
-import dev.jiyi.authority.index.RecallIndex;
-import dev.jiyi.pack.ContextPack;
+import dev.jiyi.engine.ExitCode;
+import dev.jiyi.engine.Jiyi;
+import dev.jiyi.engine.Output;
+import dev.jiyi.engine.Views;
 import dev.jiyi.pack.Pack;
-import dev.jiyi.pack.PackRequest;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -33,8 +33,8 @@ final class ResumeCommand extends Verb {
 
     @Override
     int run(Jiyi jiyi, Output out) {
-        Pack pack = pack(jiyi, packOptions.index, packOptions.request(scope(), model, query));
-        RecallCommand.notices(jiyi, out);
+        Pack pack = jiyi.pack(packOptions.index, packOptions.request(scope(), model, query));
+        jiyi.takeNotices().forEach(out::notice);
         if (out.json()) {
             out.json(Views.pack(pack));
             return ExitCode.OK;
@@ -57,23 +57,6 @@ final class ResumeCommand extends Verb {
         out.text("recalled by: " + pack.recalledBy());
         pack.warnings().forEach(out::warn);
         return ExitCode.OK;
-    }
-
-    /**
-     * Builds a pack through the named index (null: {@code recall.index}), adding the Lucene index's
-     * lag warning (L5) as recall does. Shared with the MCP server's {@code session_resume}.
-     */
-    static Pack pack(Jiyi jiyi, String index, PackRequest request) {
-        RecallIndex searched = jiyi.recallIndex(index);
-        ContextPack packer = new ContextPack(jiyi.authority(),
-                jiyi.recall(searched, jiyi.recallConfig(), Clock.systemDefaultZone()), Clock.systemUTC());
-        Pack pack = packer.pack(request);
-        return RecallCommand.indexWarning(searched).map(w -> {
-            List<String> warnings = new ArrayList<>(pack.warnings());
-            warnings.add(w);
-            return new Pack(pack.status(), pack.context(), pack.tokens(), pack.budget(), pack.tokenizer(),
-                    pack.included(), pack.omitted(), pack.empty(), pack.recalledBy(), warnings);
-        }).orElse(pack);
     }
 
     private static String unit(Pack pack) {

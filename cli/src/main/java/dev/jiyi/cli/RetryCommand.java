@@ -1,5 +1,11 @@
 package dev.jiyi.cli;
 
+import dev.jiyi.engine.ExitCode;
+import dev.jiyi.engine.Ingest;
+import dev.jiyi.engine.Jiyi;
+import dev.jiyi.engine.Output;
+import dev.jiyi.engine.Views;
+
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

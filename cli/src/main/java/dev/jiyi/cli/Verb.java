@@ -1,6 +1,9 @@
 package dev.jiyi.cli;
 
 import dev.jiyi.authority.Scope;
+import dev.jiyi.engine.Jiyi;
+import dev.jiyi.engine.Output;
+import dev.jiyi.engine.PhasedProgress;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 

@@ -2,6 +2,8 @@ package dev.jiyi.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.jiyi.engine.Output;
+
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;

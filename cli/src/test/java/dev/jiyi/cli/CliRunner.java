@@ -1,5 +1,7 @@
 package dev.jiyi.cli;
 
+import dev.jiyi.engine.Output;
+
 import tools.jackson.databind.JsonNode;
 
 import java.io.ByteArrayInputStream;

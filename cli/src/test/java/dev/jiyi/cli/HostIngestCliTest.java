@@ -2,6 +2,8 @@ package dev.jiyi.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.jiyi.engine.ExitCode;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

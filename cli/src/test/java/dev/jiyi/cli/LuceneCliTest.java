@@ -1,6 +1,8 @@
 package dev.jiyi.cli;
 
 import dev.jiyi.authority.FileBytes;
+import dev.jiyi.engine.ExitCode;
+import dev.jiyi.engine.Output;
 import dev.jiyi.lucene.LuceneIndex;
 import dev.jiyi.lucene.LuceneOptions;
 import mockwebserver3.MockWebServer;

@@ -1,5 +1,7 @@
 package dev.jiyi.cli;
 
+import dev.jiyi.engine.Output;
+
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.ServerParameters;

@@ -1,5 +1,7 @@
 package dev.jiyi.cli;
 
+import dev.jiyi.engine.ExitCode;
+import dev.jiyi.engine.Output;
 import dev.jiyi.pack.TokenCounter;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;

@@ -1,5 +1,7 @@
 package dev.jiyi.cli;
 
+import dev.jiyi.engine.ExitCode;
+
 import com.knuddels.jtokkit.Encodings;
 import com.knuddels.jtokkit.api.EncodingType;
 import org.junit.jupiter.api.BeforeEach;

@@ -1,5 +1,7 @@
 package dev.jiyi.cli;
 
+import dev.jiyi.engine.ExitCode;
+
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

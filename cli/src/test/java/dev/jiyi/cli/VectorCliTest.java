@@ -1,5 +1,8 @@
 package dev.jiyi.cli;
 
+import dev.jiyi.engine.ExitCode;
+import dev.jiyi.engine.Output;
+
 import mockwebserver3.MockWebServer;
 import mockwebserver3.QueueDispatcher;
 import org.junit.jupiter.api.AfterEach;

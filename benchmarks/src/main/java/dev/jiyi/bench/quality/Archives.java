@@ -9,10 +9,12 @@ import dev.jiyi.authority.Memory;
 import dev.jiyi.authority.MemoryDraft;
 import dev.jiyi.authority.index.RecallIndex;
 import dev.jiyi.bench.CachedArchive;
-import dev.jiyi.cli.Home;
-import dev.jiyi.cli.Jiyi;
-import dev.jiyi.cli.Progress;
+import dev.jiyi.engine.Home;
+import dev.jiyi.engine.IndexKind;
+import dev.jiyi.engine.Jiyi;
+import dev.jiyi.engine.Progress;
 import dev.jiyi.lucene.Analysis;
+import dev.jiyi.lucene.LuceneBackend;
 import dev.jiyi.lucene.LuceneIndex;
 import dev.jiyi.lucene.LuceneOptions;
 
@@ -111,7 +113,7 @@ final class Archives {
                 case "fts5" -> new Indexed(jiyi.recallIndex("fts5"), null);
                 case "lucene" -> {
                     // Caught up now, so that building it is not counted as the first query's latency.
-                    dev.jiyi.bench.LuceneRecallHarness.catchUp(jiyi.lucene(), authority, label + ": lucene index", quiet);
+                    dev.jiyi.bench.LuceneRecallHarness.catchUp(jiyi.backend(IndexKind.LUCENE, LuceneBackend.class).index(), authority, label + ": lucene index", quiet);
                     yield new Indexed(jiyi.recallIndex("lucene"), null);
                 }
                 case "lucene-smartcn" -> {

@@ -3,7 +3,7 @@ package dev.jiyi.bench.quality;
 import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.VectorCache;
-import dev.jiyi.cli.Progress;
+import dev.jiyi.engine.Progress;
 import dev.jiyi.providers.Embedder;
 
 import java.util.ArrayList;

@@ -10,7 +10,7 @@ import dev.jiyi.authority.MemoryDraft;
 import dev.jiyi.authority.Role;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.bench.ChatCorpus;
-import dev.jiyi.cli.Progress;
+import dev.jiyi.engine.Progress;
 
 import java.time.Duration;
 import java.time.Instant;

@@ -2,8 +2,8 @@ package dev.jiyi.bench.quality;
 
 import dev.jiyi.bench.CachedArchive;
 import dev.jiyi.bench.ChatCorpus;
-import dev.jiyi.cli.Progress;
-import dev.jiyi.cli.Jiyi;
+import dev.jiyi.engine.Progress;
+import dev.jiyi.engine.Jiyi;
 import dev.jiyi.providers.Embedder;
 import dev.jiyi.providers.LocalEmbedder;
 import dev.jiyi.ranking.Recall;

@@ -2,9 +2,9 @@ package dev.jiyi.bench.quality;
 
 import dev.jiyi.authority.Event;
 import dev.jiyi.bench.ChatCorpus;
-import dev.jiyi.cli.Home;
-import dev.jiyi.cli.Jiyi;
-import dev.jiyi.cli.Progress;
+import dev.jiyi.engine.Home;
+import dev.jiyi.engine.Jiyi;
+import dev.jiyi.engine.Progress;
 import dev.jiyi.ranking.RecallConfig;
 import dev.jiyi.ranking.RecallMode;
 import org.junit.jupiter.api.BeforeAll;
