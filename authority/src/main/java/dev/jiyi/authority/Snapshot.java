@@ -92,10 +92,10 @@ public final class Snapshot {
         return index.events(this, query, scope, limit);
     }
 
-    /** R6, R11: the query's evidence in {@code index} ({@link LexicalIndex#evidence}). */
-    public double evidence(LexicalIndex index, String query, Eligibility filter) {
+    /** R6, R11: the statistics of the query's evidence in {@code index} ({@link LexicalIndex#coverage}). */
+    public LexicalIndex.Coverage coverage(LexicalIndex index, String query, Eligibility filter) {
         requireOpen();
-        return index.evidence(this, query, filter);
+        return index.coverage(this, query, filter);
     }
 
     /** The nearest eligible memories by vector, from {@code index}. */

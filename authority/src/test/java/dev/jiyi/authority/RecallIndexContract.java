@@ -1,5 +1,6 @@
 package dev.jiyi.authority;
 
+import dev.jiyi.analysis.QueryCoverage;
 import dev.jiyi.authority.index.Candidate;
 import dev.jiyi.authority.index.Eligibility;
 import dev.jiyi.authority.index.LexicalIndex;
@@ -936,7 +937,10 @@ public abstract class RecallIndexContract {
 
     private double evidence(String query, Eligibility filter) {
         caughtUp(authority);
-        return authority.read(s -> s.evidence(index.lexical(), query, filter));
+        return authority.read(s -> {
+            LexicalIndex.Coverage c = s.coverage(index.lexical(), query, filter);
+            return QueryCoverage.evidence(c.words(), c.scopeRows(), c::held);
+        });
     }
 
     private static Map<Long, Double> scores(List<Candidate> candidates) {

@@ -134,7 +134,7 @@ final class RecallCommand extends Verb {
                     Scope scope = new Scope(Objects.requireNonNullElse(json.string("persona"), scope().personaId()),
                             Objects.requireNonNullElse(json.string("project"), scope().projectId()));
                     String lineIndex = Objects.requireNonNullElse(json.string("index"), fallback);
-                    RecallMode lineMode = m == null ? mode : parseMode(m);
+                    RecallMode lineMode = m == null ? mode : RecallMode.parse("mode", m);
                     int lineLimit = lim == null ? limit : lim.intValue();
                     Instant lineAt = asOfText == null ? null : Times.parse("as_of", asOfText);
                     boolean lineHistory = history == null ? includeHistory : history;
@@ -198,15 +198,6 @@ final class RecallCommand extends Verb {
         return turns;
     }
 
-    private static RecallMode parseMode(String value) {
-        for (RecallMode m : RecallMode.values()) {
-            if (m.name().equalsIgnoreCase(value.strip())) {
-                return m;
-            }
-        }
-        throw new InvalidInputException("mode", "must be one of fast, semantic, deep");
-    }
-
     private void printHuman(Output out, RecallResult result) {
         result.warnings().forEach(out::warn);
         if (result.items().isEmpty()) {
@@ -235,7 +226,7 @@ final class RecallCommand extends Verb {
             out.text(meta.toString());
             if (explain) {
                 StringBuilder sb = new StringBuilder("    ");
-                for (Signal s : i.signals()) {
+                for (Signal.Value s : i.signals()) {
                     sb.append(String.format(Locale.ROOT, "%s %.3f×%.2f=%.3f  ", s.name(), s.value(), s.weight(),
                             s.contribution()));
                 }

@@ -4,6 +4,7 @@ import dev.jiyi.ranking.Weights;
 import dev.jiyi.authority.InvalidInputException;
 import dev.jiyi.authority.index.Settings;
 import dev.jiyi.ranking.RecallConfig;
+import dev.jiyi.ranking.Signal;
 
 import java.io.IOException;
 import java.io.Reader;
@@ -132,32 +133,29 @@ public final class Config implements Settings {
     /** Recall settings: defaults from {@link RecallConfig#DEFAULT}, overridden here. */
     RecallConfig recall() {
         RecallConfig d = RecallConfig.DEFAULT;
-        Weights w = d.weights();
         try {
-            return new RecallConfig(
-                    integer("recall.candidate_limit", d.candidateLimit()),
-                    integer("recall.event_candidate_limit", d.eventCandidateLimit()),
-                    number("recall.event_evidence", d.eventEvidence()),
-                    new Weights(
-                            number("recall.weight.lexical", w.lexical()),
-                            number("recall.weight.cosine", w.cosine()),
-                            number("recall.weight.related", w.related()),
-                            number("recall.weight.basis", w.basis()),
-                            number("recall.weight.confidence", w.confidence()),
-                            number("recall.weight.freshness", w.freshness()),
-                            number("recall.weight.time", w.time())),
-                    days("forgetting.half_life_days", d.freshnessHalfLife()),
-                    days("forgetting.gist_after_days", d.gistAfter()),
-                    days("forgetting.decade_after_days", d.decadeAfter()),
-                    hours("emotion.half_life_hours", d.emotionHalfLife()),
-                    number("recall.cosine_threshold", d.cosineThreshold()),
-                    integer("recall.raw_text_cap", d.rawTextCap()),
-                    integer("recall.semantic_limit", d.semanticLimit()),
-                    new RecallConfig.Precision(
+            Weights w = d.weights();
+            for (Signal s : Signal.weighted()) {
+                w = w.with(s, number(s.weightKey(), w.of(s)));
+            }
+            return d.toBuilder()
+                    .candidateLimit(integer("recall.candidate_limit", d.candidateLimit()))
+                    .eventCandidateLimit(integer("recall.event_candidate_limit", d.eventCandidateLimit()))
+                    .eventEvidence(number("recall.event_evidence", d.eventEvidence()))
+                    .weights(w)
+                    .freshnessHalfLife(days("forgetting.half_life_days", d.freshnessHalfLife()))
+                    .gistAfter(days("forgetting.gist_after_days", d.gistAfter()))
+                    .decadeAfter(days("forgetting.decade_after_days", d.decadeAfter()))
+                    .emotionHalfLife(hours("emotion.half_life_hours", d.emotionHalfLife()))
+                    .cosineThreshold(number("recall.cosine_threshold", d.cosineThreshold()))
+                    .rawTextCap(integer("recall.raw_text_cap", d.rawTextCap()))
+                    .semanticLimit(integer("recall.semantic_limit", d.semanticLimit()))
+                    .precision(new RecallConfig.Precision(
                             number("recall.min_evidence", d.precision().minEvidence()),
                             number("recall.context.near", d.precision().contextNear()),
                             number("recall.context.far", d.precision().contextFar()),
-                            number("recall.dialogue_decay", d.precision().dialogueDecay())));
+                            number("recall.dialogue_decay", d.precision().dialogueDecay())))
+                    .build();
         } catch (IllegalArgumentException e) {
             throw new InvalidInputException("recall settings", e.getMessage());
         }

@@ -290,7 +290,7 @@ public final class Views {
         m.put("evidence", i.evidence().code());
         if (explain) {
             Map<String, Object> signals = new LinkedHashMap<>();
-            for (Signal s : i.signals()) {
+            for (Signal.Value s : i.signals()) {
                 Map<String, Object> one = new LinkedHashMap<>();
                 one.put("value", round(s.value()));
                 one.put("weight", s.weight());

@@ -1,6 +1,7 @@
 package dev.jiyi.fts5;
 
 import dev.jiyi.analysis.ChineseTokens;
+import dev.jiyi.analysis.QueryCoverage;
 import dev.jiyi.authority.Event;
 import dev.jiyi.authority.EventSubmission;
 import dev.jiyi.authority.Memory;
@@ -405,19 +406,35 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     }
 
     @Override
-    public double evidence(Snapshot snapshot, String query, Eligibility filter) {
-        List<String> words = LexicalIndex.words(searchTerms(query));
+    public Coverage coverage(Snapshot snapshot, String query, Eligibility filter) {
+        List<String> words = QueryCoverage.words(searchTerms(query));
         if (words.isEmpty()) {
-            return 0;
+            return Coverage.NONE;
         }
         try {
             ScopedBm25 memories = scoped(snapshot, MEMORIES, filter.scope());
             ScopedBm25 events = scoped(snapshot, EVENTS, filter.scope());
-            if (memories.scopeRows() + events.scopeRows() < EVIDENCE_MIN_ROWS) {
-                return Double.POSITIVE_INFINITY;
-            }
-            double best = held(snapshot, memories, events, words, filter, 1);
-            return LexicalIndex.settled(words.size(), best) ? best : held(snapshot, memories, events, words, filter, 2);
+            long scopeRows = memories.scopeRows() + events.scopeRows();
+            return new Coverage() {
+                @Override
+                public int words() {
+                    return words.size();
+                }
+
+                @Override
+                public long scopeRows() {
+                    return scopeRows;
+                }
+
+                @Override
+                public double held(int least) {
+                    try {
+                        return Fts5Index.this.held(snapshot, memories, events, words, filter, least);
+                    } catch (SQLException e) {
+                        throw new StorageException("measuring the query's evidence", e);
+                    }
+                }
+            };
         } catch (SQLException e) {
             throw new StorageException("measuring the query's evidence", e);
         }

@@ -1,6 +1,7 @@
 package dev.jiyi.fts5;
 
 import dev.jiyi.analysis.ChineseTokens;
+import dev.jiyi.analysis.QueryCoverage;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.Sql;
 import dev.jiyi.authority.index.Candidate;
@@ -155,7 +156,7 @@ final class ScopedBm25 {
             long n = alone ? tableHolding(term) : hits(term).rows.length;
             (n > 0 ? held : absent).put(term, idf(Math.max(rows, 1), Math.max(n, 1)));
         }
-        return LexicalIndex.ideal(held, absent);
+        return QueryCoverage.ideal(held, absent);
     }
 
     /** FTS5's IDF: log((N - n + 0.5) / (n + 0.5)), 1e-6 where that is not positive. */

@@ -173,17 +173,31 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
     }
 
     @Override
-    public synchronized double evidence(Snapshot snapshot, String query, Eligibility filter) {
+    public synchronized Coverage coverage(Snapshot snapshot, String query, Eligibility filter) {
         List<List<String>> words = LuceneSearcher.words(searcher.phrases(query));
         if (words.isEmpty()) {
-            return 0;
+            return Coverage.NONE;
         }
         follower.follow(snapshot);
-        if (searcher.scopeRows(filter.scope()) < EVIDENCE_MIN_ROWS) {
-            return Double.POSITIVE_INFINITY; // too few documents for IDF to mean anything (LexicalIndex)
-        }
-        double best = searcher.held(words, filter, 1);
-        return LexicalIndex.settled(words.size(), best) ? best : searcher.held(words, filter, 2);
+        long scopeRows = searcher.scopeRows(filter.scope());
+        return new Coverage() {
+            @Override
+            public int words() {
+                return words.size();
+            }
+
+            @Override
+            public long scopeRows() {
+                return scopeRows;
+            }
+
+            @Override
+            public double held(int least) {
+                synchronized (LuceneIndex.this) {
+                    return searcher.held(words, filter, least);
+                }
+            }
+        };
     }
 
     /** Deep mode: the HNSW graph's nearest eligible memories; semantic mode: the newest, compared exactly. */

@@ -1,22 +1,14 @@
 package dev.jiyi.lucene;
 
+import dev.jiyi.analysis.QueryCoverage;
 import dev.jiyi.authority.Scope;
-import dev.jiyi.authority.Snapshot;
 import dev.jiyi.authority.StorageException;
-import dev.jiyi.authority.VectorCache;
 import dev.jiyi.authority.index.Candidate;
 import dev.jiyi.authority.index.Eligibility;
-import dev.jiyi.authority.index.ExactVectorScan;
 import dev.jiyi.authority.index.LexicalIndex;
-import dev.jiyi.authority.index.Neighbours;
-import dev.jiyi.authority.index.VectorQuery;
 
 import org.apache.lucene.document.LongField;
-import org.apache.lucene.index.DocValues;
 import org.apache.lucene.index.IndexReader;
-import org.apache.lucene.index.LeafReaderContext;
-import org.apache.lucene.index.ReaderUtil;
-import org.apache.lucene.index.SortedNumericDocValues;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
@@ -24,9 +16,7 @@ import org.apache.lucene.search.BoostQuery;
 import org.apache.lucene.search.CollectionStatistics;
 import org.apache.lucene.search.ConstantScoreQuery;
 import org.apache.lucene.search.FieldDoc;
-import org.apache.lucene.search.FieldExistsQuery;
 import org.apache.lucene.search.IndexSearcher;
-import org.apache.lucene.search.KnnFloatVectorQuery;
 import org.apache.lucene.search.PhraseQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
@@ -39,7 +29,6 @@ import org.apache.lucene.search.TopFieldDocs;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -89,7 +78,7 @@ final class LuceneSearcher {
             byTerm.put(String.join(" ", pieces), pieces);
         }
         List<List<String>> words = new ArrayList<>();
-        for (String word : LexicalIndex.words(new ArrayList<>(byTerm.keySet()))) {
+        for (String word : QueryCoverage.words(new ArrayList<>(byTerm.keySet()))) {
             words.add(byTerm.get(word));
         }
         return words;
@@ -165,7 +154,7 @@ final class LuceneSearcher {
      */
     private static double ideal(IndexSearcher searcher, String field, List<List<String>> phrases) throws IOException {
         TermWeights w = weights(searcher, field, phrases);
-        return w == null ? 1 : LexicalIndex.ideal(w.held(), w.absent());
+        return w == null ? 1 : QueryCoverage.ideal(w.held(), w.absent());
     }
 
     /**
@@ -225,7 +214,7 @@ final class LuceneSearcher {
                         .add(filter, BooleanClause.Occur.FILTER).build();
                 TopDocs top = searcher.search(q, 1);
                 return top.scoreDocs.length == 0 ? 0.0
-                        : top.scoreDocs[0].score / LexicalIndex.ideal(w.held(), w.absent());
+                        : top.scoreDocs[0].score / QueryCoverage.ideal(w.held(), w.absent());
             });
         } catch (IOException e) {
             throw new StorageException("searching the Lucene index", e);

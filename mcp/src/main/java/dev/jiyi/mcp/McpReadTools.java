@@ -12,7 +12,6 @@ import dev.jiyi.ranking.RecallRequest;
 import dev.jiyi.ranking.RecallResult;
 
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The tools of {@code jiyi mcp} that read: {@code memory_recall}, {@code memory_read},
@@ -41,7 +40,7 @@ final class McpReadTools {
     }
 
     static RecallMode recallMode(McpArguments args) {
-        return RecallMode.valueOf(args.string("mode", "fast").toUpperCase(Locale.ROOT));
+        return RecallMode.parse("mode", args.string("mode", "fast"));
     }
 
     static McpTool recall(Jiyi jiyi) {

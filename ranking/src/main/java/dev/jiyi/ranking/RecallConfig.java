@@ -87,38 +87,109 @@ public record RecallConfig(
         }
     }
 
-    public RecallConfig withWeights(Weights w) {
-        return new RecallConfig(candidateLimit, eventCandidateLimit, eventEvidence, w, freshnessHalfLife, gistAfter,
-                decadeAfter, emotionHalfLife, cosineThreshold, rawTextCap, semanticLimit, precision);
+    /** A builder starting from {@link #DEFAULT}. */
+    public static Builder builder() {
+        return DEFAULT.toBuilder();
     }
 
-    public RecallConfig withCandidateLimit(int limit) {
-        return new RecallConfig(limit, eventCandidateLimit, eventEvidence, weights, freshnessHalfLife, gistAfter,
-                decadeAfter, emotionHalfLife, cosineThreshold, rawTextCap, semanticLimit, precision);
+    /** A builder starting from these settings. */
+    public Builder toBuilder() {
+        return new Builder(this);
     }
 
-    public RecallConfig withCandidateLimits(int memories, int events) {
-        return new RecallConfig(memories, events, eventEvidence, weights, freshnessHalfLife, gistAfter,
-                decadeAfter, emotionHalfLife, cosineThreshold, rawTextCap, semanticLimit, precision);
-    }
+    /** Settings one at a time; {@link #build} checks them all. */
+    public static final class Builder {
+        private int candidateLimit;
+        private int eventCandidateLimit;
+        private double eventEvidence;
+        private Weights weights;
+        private Duration freshnessHalfLife;
+        private Duration gistAfter;
+        private Duration decadeAfter;
+        private Duration emotionHalfLife;
+        private double cosineThreshold;
+        private int rawTextCap;
+        private int semanticLimit;
+        private Precision precision;
 
-    public RecallConfig withSemanticLimit(int limit) {
-        return new RecallConfig(candidateLimit, eventCandidateLimit, eventEvidence, weights, freshnessHalfLife,
-                gistAfter, decadeAfter, emotionHalfLife, cosineThreshold, rawTextCap, limit, precision);
-    }
+        private Builder(RecallConfig c) {
+            candidateLimit = c.candidateLimit;
+            eventCandidateLimit = c.eventCandidateLimit;
+            eventEvidence = c.eventEvidence;
+            weights = c.weights;
+            freshnessHalfLife = c.freshnessHalfLife;
+            gistAfter = c.gistAfter;
+            decadeAfter = c.decadeAfter;
+            emotionHalfLife = c.emotionHalfLife;
+            cosineThreshold = c.cosineThreshold;
+            rawTextCap = c.rawTextCap;
+            semanticLimit = c.semanticLimit;
+            precision = c.precision;
+        }
 
-    public RecallConfig withPrecision(Precision p) {
-        return new RecallConfig(candidateLimit, eventCandidateLimit, eventEvidence, weights, freshnessHalfLife,
-                gistAfter, decadeAfter, emotionHalfLife, cosineThreshold, rawTextCap, semanticLimit, p);
-    }
+        public Builder candidateLimit(int v) {
+            candidateLimit = v;
+            return this;
+        }
 
-    public RecallConfig withCosineThreshold(double threshold) {
-        return new RecallConfig(candidateLimit, eventCandidateLimit, eventEvidence, weights, freshnessHalfLife,
-                gistAfter, decadeAfter, emotionHalfLife, threshold, rawTextCap, semanticLimit, precision);
-    }
+        public Builder eventCandidateLimit(int v) {
+            eventCandidateLimit = v;
+            return this;
+        }
 
-    public RecallConfig withEventEvidence(double event) {
-        return new RecallConfig(candidateLimit, eventCandidateLimit, event, weights, freshnessHalfLife, gistAfter,
-                decadeAfter, emotionHalfLife, cosineThreshold, rawTextCap, semanticLimit, precision);
+        public Builder eventEvidence(double v) {
+            eventEvidence = v;
+            return this;
+        }
+
+        public Builder weights(Weights v) {
+            weights = v;
+            return this;
+        }
+
+        public Builder freshnessHalfLife(Duration v) {
+            freshnessHalfLife = v;
+            return this;
+        }
+
+        public Builder gistAfter(Duration v) {
+            gistAfter = v;
+            return this;
+        }
+
+        public Builder decadeAfter(Duration v) {
+            decadeAfter = v;
+            return this;
+        }
+
+        public Builder emotionHalfLife(Duration v) {
+            emotionHalfLife = v;
+            return this;
+        }
+
+        public Builder cosineThreshold(double v) {
+            cosineThreshold = v;
+            return this;
+        }
+
+        public Builder rawTextCap(int v) {
+            rawTextCap = v;
+            return this;
+        }
+
+        public Builder semanticLimit(int v) {
+            semanticLimit = v;
+            return this;
+        }
+
+        public Builder precision(Precision v) {
+            precision = v;
+            return this;
+        }
+
+        public RecallConfig build() {
+            return new RecallConfig(candidateLimit, eventCandidateLimit, eventEvidence, weights, freshnessHalfLife,
+                    gistAfter, decadeAfter, emotionHalfLife, cosineThreshold, rawTextCap, semanticLimit, precision);
+        }
     }
 }

@@ -40,7 +40,7 @@ public record RecalledItem(
         Status status,
         boolean truncated,
         Evidence evidence,
-        List<Signal> signals) {
+        List<Signal.Value> signals) {
 
     /** What a result is. */
     public enum Type {

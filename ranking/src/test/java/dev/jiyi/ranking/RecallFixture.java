@@ -30,8 +30,8 @@ abstract class RecallFixture {
     static final Instant NOW = Instant.parse("2026-06-01T00:00:00Z");
 
     /** The default configuration without conversation context. */
-    static final RecallConfig NO_CONTEXT = RecallConfig.DEFAULT.withPrecision(new RecallConfig.Precision(
-            RecallConfig.Precision.DEFAULT.minEvidence(), 0, 0, RecallConfig.Precision.DEFAULT.dialogueDecay()));
+    static final RecallConfig NO_CONTEXT = RecallConfig.builder().precision(new RecallConfig.Precision(
+            RecallConfig.Precision.DEFAULT.minEvidence(), 0, 0, RecallConfig.Precision.DEFAULT.dialogueDecay())).build();
 
     @TempDir
     Path dir;

@@ -99,10 +99,10 @@ class RecallPrecisionTest extends RecallFixture {
     @DisplayName("R6 the minimum evidence is a setting: 0 answers a chance match, 1 answers only a match of every informative term")
     void minimumEvidenceSetting() {
         everyday();
-        RecallConfig lenient = RecallConfig.DEFAULT.withPrecision(new RecallConfig.Precision(0, 0.5, 0.25, 0.8));
+        RecallConfig lenient = RecallConfig.builder().precision(new RecallConfig.Precision(0, 0.5, 0.25, 0.8)).build();
         assertThat(recall(lenient).recall(new RecallRequest(scope, "量子色动力学的渐近自由", RecallMode.FAST, 10, null, false))
                 .items()).isNotEmpty();
-        RecallConfig strict = RecallConfig.DEFAULT.withPrecision(new RecallConfig.Precision(1, 0.5, 0.25, 0.8));
+        RecallConfig strict = RecallConfig.builder().precision(new RecallConfig.Precision(1, 0.5, 0.25, 0.8)).build();
         String half = "北京大学 quantum chromodynamics lecture notes";
         assertThat(query(half).items()).isNotEmpty();
         assertThat(recall(strict).recall(new RecallRequest(scope, half, RecallMode.FAST, 10, null, false)).items()).isEmpty();
@@ -257,7 +257,7 @@ class RecallPrecisionTest extends RecallFixture {
             // Turn 3 is next to the follow-up only; turn 1 is next to both (keeping only the best
             // would lend them the same).
             assertThat(signal(answer, "context")).as(q).isGreaterThan(signal(after, "context"));
-            assertThat(signal(answer, "context")).as(q).isLessThanOrEqualTo(Recall.CONTEXT_CAP * followUp + 1e-9)
+            assertThat(signal(answer, "context")).as(q).isLessThanOrEqualTo(RecallCandidates.CONTEXT_CAP * followUp + 1e-9)
                     .isLessThan(followUp);
             assertThat(ids(r).indexOf(answer.memoryId())).as(q).isGreaterThan(ids(r).indexOf(turns.get(2).id()));
         }

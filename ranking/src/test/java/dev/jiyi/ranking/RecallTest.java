@@ -239,7 +239,7 @@ class RecallTest extends RecallFixture {
                 .recall(new RecallRequest(scope, "龙井 Longjing", RecallMode.FAST, 10, null, false));
         assertThat(ids(r)).containsExactly(tea.id(), garden.id());
         RecalledItem first = r.items().get(0);
-        assertThat(first.signals()).extracting(Signal::name)
+        assertThat(first.signals()).extracting(Signal.Value::name)
                 .containsExactly("lexical", "context", "cosine", "related", "basis", "confidence", "freshness", "time");
         assertThat(signal(first, "lexical")).isGreaterThan(0.5);
         assertThat(signal(first, "cosine")).isZero();
@@ -248,7 +248,7 @@ class RecallTest extends RecallFixture {
         assertThat(signal(hop, "lexical")).isZero();
         assertThat(signal(hop, "related")).isEqualTo(signal(first, "lexical"));
         assertThat(signal(hop, "basis")).isEqualTo(0.7);
-        double sum = hop.signals().stream().mapToDouble(Signal::contribution).sum();
+        double sum = hop.signals().stream().mapToDouble(Signal.Value::contribution).sum();
         assertThat(hop.score()).isCloseTo(sum, org.assertj.core.data.Offset.offset(1e-12));
     }
 
@@ -282,7 +282,7 @@ class RecallTest extends RecallFixture {
                 derivations.clear();
             }
         }
-        RecallConfig config = RecallConfig.DEFAULT.withCandidateLimit(60);
+        RecallConfig config = RecallConfig.builder().candidateLimit(60).build();
         long before = authority.memoryRowsRead();
         RecallResult r = recall(config).recall(new RecallRequest(scope, "咖啡 coffee", RecallMode.FAST, 20, null, false));
         long read = authority.memoryRowsRead() - before;

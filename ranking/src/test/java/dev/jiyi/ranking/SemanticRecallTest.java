@@ -193,7 +193,7 @@ class SemanticRecallTest {
         Memory cat = said("我养了一只猫 I have a cat", 3);
         Memory rain = said("下雨了 it rained", 1);
         embed(embedder, cat, rain);
-        RecallConfig strict = RecallConfig.DEFAULT.withCosineThreshold(0.99);
+        RecallConfig strict = RecallConfig.builder().cosineThreshold(0.99).build();
         RecallResult r = recall(strict, () -> embedder).recall(new RecallRequest(scope, "宠物 rain", RecallMode.SEMANTIC,
                 10, null, false));
         // "宠物 rain" is 0.69 similar to both memories: under 0.99, so only the lexical match remains.
@@ -218,7 +218,7 @@ class SemanticRecallTest {
         assertThat(query("宠物 weather", RecallMode.SEMANTIC).items()).isEmpty();
         assertThat(ids(query("猫 宠物", RecallMode.SEMANTIC))).containsExactly(cat.id());
         // An explicit setting wins over the model's.
-        RecallConfig loose = RecallConfig.DEFAULT.withCosineThreshold(0.3);
+        RecallConfig loose = RecallConfig.builder().cosineThreshold(0.3).build();
         assertThat(ids(recall(loose, () -> embedder).recall(new RecallRequest(scope, "宠物 weather", RecallMode.SEMANTIC,
                 10, null, false)))).containsExactlyInAnyOrder(cat.id(), rain.id());
     }
@@ -253,7 +253,7 @@ class SemanticRecallTest {
         }
         embed(embedder, oldest);
         embed(embedder, recent.toArray(Memory[]::new));
-        RecallConfig two = RecallConfig.DEFAULT.withSemanticLimit(2);
+        RecallConfig two = RecallConfig.builder().semanticLimit(2).build();
 
         RecallResult semantic = recall(two, () -> embedder).recall(new RecallRequest(scope, "宠物", RecallMode.SEMANTIC,
                 10, null, false));

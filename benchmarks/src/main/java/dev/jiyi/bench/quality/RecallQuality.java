@@ -181,22 +181,23 @@ public final class RecallQuality {
                     case "--quiet" -> quiet = true;
                     case "--weights" -> {
                         double[] w = java.util.Arrays.stream(args[++i].split(",")).mapToDouble(Double::parseDouble).toArray();
-                        config = config.withWeights(new dev.jiyi.ranking.Weights(w[0], w[1], w[2], w[3], w[4], w[5], w[6]));
+                        config = config.toBuilder().weights(dev.jiyi.ranking.Weights.of(w)).build();
                     }
                     case "--candidates" -> {
                         String[] c = args[++i].split(",");
-                        config = config.withCandidateLimits(Integer.parseInt(c[0]), Integer.parseInt(c[1]));
+                        config = config.toBuilder().candidateLimit(Integer.parseInt(c[0]))
+                                .eventCandidateLimit(Integer.parseInt(c[1])).build();
                     }
-                    case "--event-evidence" -> config = config.withEventEvidence(Double.parseDouble(args[++i]));
+                    case "--event-evidence" -> config = config.toBuilder().eventEvidence(Double.parseDouble(args[++i])).build();
                     case "--precision" -> {
                         double[] p = java.util.Arrays.stream(args[++i].split(",")).mapToDouble(Double::parseDouble).toArray();
-                        config = config.withPrecision(new RecallConfig.Precision(p[0], p[1], p[2], p[3]));
+                        config = config.toBuilder().precision(new RecallConfig.Precision(p[0], p[1], p[2], p[3])).build();
                     }
                     case "--mode" -> modes = args[++i].equals("none") ? List.of() : java.util.Arrays.stream(args[i].split(","))
-                            .map(RecallQuality::mode).toList();
+                            .map(m -> RecallMode.parse("--mode", m)).toList();
                     case "--cosine-threshold" -> thresholds = java.util.Arrays.stream(args[++i].split(","))
                             .map(t -> Double.parseDouble(t.strip())).toList();
-                    case "--semantic-limit" -> config = config.withSemanticLimit(Integer.parseInt(args[++i]));
+                    case "--semantic-limit" -> config = config.toBuilder().semanticLimit(Integer.parseInt(args[++i])).build();
                     case "--calibrate" -> calibrate = true;
                     case "--query" -> DIALOGUE = switch (args[++i]) {
                         case "dialogue" -> true;
@@ -237,15 +238,6 @@ public final class RecallQuality {
             return outcome.regressed() ? 1 : 0;
         }
         return 0;
-    }
-
-    private static RecallMode mode(String name) {
-        for (RecallMode m : RecallMode.values()) {
-            if (m.name().equalsIgnoreCase(name.strip())) {
-                return m;
-            }
-        }
-        throw new IllegalArgumentException("--mode: each must be fast, semantic or deep (or none)");
     }
 
     /** {@code base,1k,10k,100k,1m}: 0 for base, else memories (k = thousand, m = million). */
@@ -336,7 +328,7 @@ public final class RecallQuality {
                         List<Double> thresholds = mode == RecallMode.FAST ? List.of(Double.NaN) : plan.thresholds();
                         for (double threshold : thresholds) {
                             RecallConfig config = mode == RecallMode.FAST ? plan.config()
-                                    : plan.config().withCosineThreshold(threshold);
+                                    : plan.config().toBuilder().cosineThreshold(threshold).build();
                             Embedder model = embedder;
                             Recall recall = new Recall(jiyi.authority(), index.index(), config,
                                     Clock.fixed(s.now(), ZoneOffset.UTC), model == null ? null : () -> model);

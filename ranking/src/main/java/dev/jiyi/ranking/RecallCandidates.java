@@ -1,0 +1,209 @@
+package dev.jiyi.ranking;
+
+import dev.jiyi.analysis.QueryCoverage;
+import dev.jiyi.authority.Scope;
+import dev.jiyi.authority.Snapshot;
+import dev.jiyi.authority.TurnContext;
+import dev.jiyi.authority.VectorCache;
+import dev.jiyi.authority.index.Candidate;
+import dev.jiyi.authority.index.Eligibility;
+import dev.jiyi.authority.index.LexicalIndex;
+import dev.jiyi.authority.index.Neighbours;
+import dev.jiyi.authority.index.RecallIndex;
+import dev.jiyi.authority.index.VectorQuery;
+import dev.jiyi.providers.Embedder;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Recall's first phase: what the query matches. The lexical index proposes memories and events for
+ * each view of the request (R4), the turns around matching events lend them context, earlier facts
+ * that match lead to their timeline (R9), the query's evidence is measured (R6), and in semantic and
+ * deep modes the vector index proposes the most similar memories (R5). All in one snapshot.
+ */
+final class RecallCandidates {
+
+    /** The most a turn's context can be, as a share of the best match it is lent from. */
+    static final double CONTEXT_CAP = 0.9;
+
+    /** Most matches of any time that recall follows to their timeline's current fact (R9). */
+    static final int TIMELINE_CANDIDATES = 20;
+
+    /** A query's text and how much its evidence counts: the whole query, or a part of a dialogue. */
+    private record View(String text, double weight) {
+    }
+
+    /** Lexical evidence per row, the best over every view (each match times its view's weight). */
+    record Matches(Map<Long, Double> memories, Map<Long, Double> events, Map<Long, Double> contexts,
+                   Map<Long, Double> history, double bestDirect) {
+
+        static final Matches NONE = new Matches(Map.of(), Map.of(), Map.of(), Map.of(), 0);
+
+        boolean isEmpty() {
+            return memories.isEmpty() && events.isEmpty();
+        }
+    }
+
+    private final Snapshot snapshot;
+    private final RecallIndex index;
+    private final RecallConfig config;
+
+    RecallCandidates(Snapshot snapshot, RecallIndex index, RecallConfig config) {
+        this.snapshot = snapshot;
+        this.index = index;
+        this.config = config;
+    }
+
+    /**
+     * What a request searches: a query is one view at full weight; a dialogue (several turns, newest
+     * last) is its last turn at full weight, its last three turns at the decay, and all of it at the
+     * decay squared, so the turn being answered counts most and older turns still lend their words.
+     */
+    private List<View> views(RecallRequest request) {
+        List<String> turns = request.dialogue();
+        if (turns.size() < 2) {
+            return List.of(new View(request.query(), 1.0));
+        }
+        double decay = config.precision().dialogueDecay();
+        List<View> views = new ArrayList<>(3);
+        views.add(new View(turns.get(turns.size() - 1), 1.0));
+        if (decay > 0) {
+            if (turns.size() > 3) {
+                views.add(new View(String.join("\n", turns.subList(turns.size() - 3, turns.size())), decay));
+            }
+            views.add(new View(String.join("\n", turns), turns.size() > 3 ? decay * decay : decay));
+        }
+        return views;
+    }
+
+    /** The lexical matches of every view; {@code windows} are the times the query names (R10). */
+    Matches matches(RecallRequest request, Eligibility eligible, List<TimeExpressions.Window> windows) {
+        Scope scope = request.scope();
+        Map<Long, Double> memories = new HashMap<>();
+        Map<Long, Double> events = new HashMap<>();
+        Map<Long, Double> history = new HashMap<>();
+        double bestDirect = 0;
+        List<String> times = new ArrayList<>();
+        for (TimeExpressions.Window w : windows) {
+            times.add(w.expression());
+        }
+        for (View view : views(request)) {
+            List<Candidate> direct = snapshot.memoryCandidates(index.lexical(), view.text(), eligible, config.candidateLimit());
+            collect(memories, view, direct);
+            List<Candidate> raw = snapshot.eventCandidates(index.lexical(), view.text(), scope, config.eventCandidateLimit());
+            collect(events, view, raw);
+            if (!direct.isEmpty() || !raw.isEmpty()) {
+                bestDirect = Math.max(bestDirect, evidence(view.text(), times, eligible));
+            }
+            if (!eligible.includeHistory()) {
+                // R9: earlier facts that match lead to their timeline's current fact.
+                collect(history, view, snapshot.memoryCandidates(index.lexical(), view.text(),
+                        Eligibility.anyTime(scope), TIMELINE_CANDIDATES));
+            }
+        }
+        return new Matches(memories, events, context(scope, events), history, bestDirect);
+    }
+
+    /**
+     * R6, R10: the query's evidence without the time expressions it names: a time is a window that
+     * boosts what happened then, not words the archive should hold (`两个月前的火锅` asks for 火锅). A
+     * query that is nothing but a time ("what did I say last week?") has no lexical evidence: rows
+     * that happen to contain the words "last week" are chance.
+     */
+    private double evidence(String text, List<String> times, Eligibility eligible) {
+        String rest = text;
+        for (String expression : times) {
+            rest = rest.replace(expression, " ");
+        }
+        LexicalIndex.Coverage coverage = snapshot.coverage(index.lexical(), rest, eligible);
+        return QueryCoverage.evidence(coverage.words(), coverage.scopeRows(), coverage::held);
+    }
+
+    /**
+     * Conversation context ({@link TurnContext}): each matching turn lends its match
+     * to the turns around it, at the near weight to the turns next to it and the far weight to the
+     * two beyond. A turn sums what it is lent (a question's words are often spread over the turns
+     * around its answer), up to {@link #CONTEXT_CAP} of the best match it is lent from, so context
+     * never outranks the direct evidence it comes from. It is computed here, from the matches of the
+     * turns' own text, rather than kept in an index: see TurnContext for why.
+     */
+    private Map<Long, Double> context(Scope scope, Map<Long, Double> events) {
+        RecallConfig.Precision p = config.precision();
+        Map<Long, Double> lent = new HashMap<>();
+        if (p.contextNear() == 0 && p.contextFar() == 0) {
+            return lent;
+        }
+        Map<Long, Double> best = new HashMap<>();
+        for (Map.Entry<Long, TurnContext> e : snapshot.turnContexts(scope, events.keySet()).entrySet()) {
+            double match = events.get(e.getKey());
+            for (Long turn : e.getValue().near()) {
+                lent.merge(turn, p.contextNear() * match, Double::sum);
+                best.merge(turn, match, Math::max);
+            }
+            for (Long turn : e.getValue().far()) {
+                lent.merge(turn, p.contextFar() * match, Double::sum);
+                best.merge(turn, match, Math::max);
+            }
+        }
+        lent.replaceAll((turn, v) -> Math.min(v, CONTEXT_CAP * best.get(turn)));
+        lent.values().removeIf(v -> v == 0);
+        return lent;
+    }
+
+    private static void collect(Map<Long, Double> into, View view, List<Candidate> candidates) {
+        for (Candidate c : candidates) {
+            into.merge(c.rowId(), view.weight() * c.score(), Math::max);
+        }
+    }
+
+    /**
+     * R5: the eligible memories most similar to the query (at most candidateLimit), with their cosine
+     * similarity, counting only similarity above the threshold (R3). Semantic mode compares the most
+     * recent semanticLimit vectors, deep mode all. Warns when the search or the vector coverage (V4)
+     * leaves memories out.
+     */
+    Map<Long, Double> similar(RecallRequest request, Eligibility eligible, QueryVector query, List<String> warnings) {
+        String mode = request.mode().code();
+        Embedder model = query.model();
+        String fingerprint = model.fingerprint();
+        VectorCache.Coverage coverage = snapshot.vectorCoverage(eligible, fingerprint);
+        int newest = request.mode() == RecallMode.DEEP ? 0 : config.semanticLimit();
+        Neighbours neighbours = snapshot.nearest(index.vectors(), new VectorQuery(query.vector(), fingerprint, eligible,
+                config.candidateLimit(), query.threshold(config), newest));
+        if (neighbours.compared() < coverage.covered()) {
+            warnings.add("mode " + mode + " compared the " + neighbours.compared() + " most recent of "
+                    + coverage.covered() + " vectors; --mode deep compares all");
+        }
+        if (!coverage.complete()) {
+            warnings.add("vector coverage incomplete: " + (coverage.eligible() - coverage.covered()) + " of "
+                    + coverage.eligible() + " memories have no vector of the current embedding model; "
+                    + "run `jiyi reindex --vectors`");
+        }
+        Map<Long, Double> out = new HashMap<>();
+        for (Candidate c : neighbours.nearest()) {
+            out.put(c.rowId(), c.score());
+        }
+        return out;
+    }
+
+    /**
+     * Without lexical evidence, vector evidence answers alone only where the model can tell related
+     * from unrelated: similarity at or above its standalone threshold for this query.
+     */
+    Map<Long, Double> standalone(Map<Long, Double> cosine, QueryVector vector) {
+        if (cosine.isEmpty()) {
+            return cosine;
+        }
+        double alone = vector.model().standaloneThreshold(vector.text(), vector.threshold(config));
+        Map<Long, Double> out = new HashMap<>();
+        cosine.forEach((row, c) -> {
+            if (c >= alone) {
+                out.put(row, c);
+            }
+        });
+        return out;
+    }
+}
