@@ -25,26 +25,26 @@ if [ ! -f "$jar" ]; then
 fi
 # A heap large enough for 1M documents with 512-dim vectors while Lucene merges HNSW graphs.
 # shellcheck disable=SC2086
-run() { (cd "$repo" && "$java_bin" --enable-native-access=ALL-UNNAMED -Xmx8g ${JAVA_OPTS:-} -cp "$jar" "$@"); }
+run() { (cd "$repo" && "$java_bin" --enable-native-access=ALL-UNNAMED -Xmx8g ${JAVA_OPTS:-} -cp "$jar" dev.jiyi.bench.Bench "$@"); }
 
 echo "== machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -Is)" | tee "$out/summary.txt"
 
 echo "== 1, 3, 4: fast recall FTS5 vs Lucene at $sizes (+ build, size, deletion at 100000)" | tee -a "$out/summary.txt"
 t0=$SECONDS
-run dev.jiyi.bench.LuceneRecallHarness --sizes "$sizes" --archives "$archives" --json "$out/lexical.json" ${LEXICAL_ARGS:-} \
+run lucene --sizes "$sizes" --archives "$archives" --json "$out/lexical.json" ${LEXICAL_ARGS:-} \
   2>&1 | tee "$out/lexical.txt"
 lexical_s=$((SECONDS - t0))
 
 echo "== 2, 3: HNSW (float, int8; knnCandidates 100,50,200) vs exact scan at $vector_sizes x $dims" | tee -a "$out/summary.txt"
 t0=$SECONDS
-run dev.jiyi.bench.VectorRecallHarness --sizes "$vector_sizes" --dimensions "$dims" --archives "$archives" \
+run vectors --sizes "$vector_sizes" --dimensions "$dims" --archives "$archives" \
   --json "$out/vectors.json" 2>&1 | tee "$out/vectors.txt"
 vectors_s=$((SECONDS - t0))
 
 if [ "${SKIP_QUALITY:-0}" != 1 ] && [ -d "$repo/../shared/datasets" ]; then
   echo "== 5: recall quality, fts5 then lucene" | tee -a "$out/summary.txt"
   for index in fts5 lucene; do
-    run dev.jiyi.bench.quality.RecallQuality --index "$index" 2>"$out/quality-$index.log" | tee "$out/quality-$index.txt"
+    run recall --index "$index" 2>"$out/quality-$index.log" | tee "$out/quality-$index.txt"
   done
 fi
 

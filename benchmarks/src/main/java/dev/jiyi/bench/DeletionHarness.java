@@ -56,10 +56,6 @@ public final class DeletionHarness implements Callable<Integer> {
         this.out = out;
     }
 
-    public static void main(String[] args) {
-        System.exit(new CommandLine(new DeletionHarness(System.out)).execute(args));
-    }
-
     /** The timings at one archive size. */
     public record Result(int events, int memories, long databaseBytes, long p50Nanos, long p95Nanos, long maxNanos,
                          long rebuildNanos, double removedPerDeletion, int merges) {

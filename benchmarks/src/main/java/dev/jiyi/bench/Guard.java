@@ -114,10 +114,6 @@ public final class Guard implements Callable<Integer> {
         return cli;
     }
 
-    public static void main(String[] args) {
-        System.exit(command(System.out).execute(args));
-    }
-
     // ---------------------------------------------------------------- the run
 
     @Override

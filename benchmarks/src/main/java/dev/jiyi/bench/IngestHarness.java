@@ -88,10 +88,6 @@ public final class IngestHarness implements Callable<Integer> {
         this.out = out;
     }
 
-    public static void main(String[] args) {
-        System.exit(new CommandLine(new IngestHarness(System.out)).execute(args));
-    }
-
     /** Single-commit outcome: wall time of the loop and each commit's latency. */
     public record Commits(int events, long nanos, long p50Nanos, long p99Nanos, long maxNanos, long databaseBytes) {
 

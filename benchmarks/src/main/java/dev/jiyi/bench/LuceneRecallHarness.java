@@ -129,10 +129,6 @@ public final class LuceneRecallHarness implements Callable<Integer> {
         return new CommandLine(new LuceneRecallHarness(out)).setCaseInsensitiveEnumValuesAllowed(true);
     }
 
-    public static void main(String[] args) {
-        System.exit(command(System.out).execute(args));
-    }
-
     /** Nearest-rank p50, p99 and maximum of some durations. */
     public record Latency(long p50Nanos, long p99Nanos, long maxNanos) {
 

@@ -97,10 +97,6 @@ public final class McpLatencyHarness implements Callable<Integer> {
         this.out = out;
     }
 
-    public static void main(String[] args) {
-        System.exit(command(System.out).execute(args));
-    }
-
     public static CommandLine command(PrintStream out) {
         return new CommandLine(new McpLatencyHarness(out));
     }

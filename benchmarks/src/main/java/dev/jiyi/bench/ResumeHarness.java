@@ -77,10 +77,6 @@ public final class ResumeHarness implements Callable<Integer> {
         return new CommandLine(new ResumeHarness(out)).setCaseInsensitiveEnumValuesAllowed(true);
     }
 
-    public static void main(String[] args) {
-        System.exit(command(System.out).execute(args));
-    }
-
     /** One way of packing: the index recall searches, the model that counts, and whether a query is given. */
     public record Case(String name, String index, String model, boolean query) {
     }

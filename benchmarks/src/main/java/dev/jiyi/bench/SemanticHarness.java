@@ -140,10 +140,6 @@ public final class SemanticHarness implements Callable<Integer> {
         return new CommandLine(new SemanticHarness(out)).setCaseInsensitiveEnumValuesAllowed(true);
     }
 
-    public static void main(String[] args) {
-        System.exit(command(System.out).execute(args));
-    }
-
     /** Nearest-rank p50, p95 and maximum of some durations. */
     public record Latency(long p50Nanos, long p95Nanos, long maxNanos) {
 

@@ -108,10 +108,6 @@ public final class VectorRecallHarness implements Callable<Integer> {
         return new CommandLine(new VectorRecallHarness(out)).setCaseInsensitiveEnumValuesAllowed(true);
     }
 
-    public static void main(String[] args) {
-        System.exit(command(System.out).execute(args));
-    }
-
     /** One Lucene format with one knnCandidates: latency and mean recall@k against the exact scan. */
     public record Hnsw(VectorFormat format, int knnCandidates, Latency latency, double recallAtK) {
     }

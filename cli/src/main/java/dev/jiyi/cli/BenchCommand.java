@@ -17,11 +17,11 @@ import java.util.concurrent.Callable;
  * {@code jiyi bench}: the benchmark harnesses live in the {@code benchmarks} module, which the
  * application jar does not contain (it would add JMH, the datasets' loaders and XChart to every cold
  * start). The {@code ./jiyi} launcher at the root of a source checkout runs them: it builds the
- * benchmarks jar when needed and starts the harness's main class. This command describes them in
+ * benchmarks jar when needed and runs the harness through its one entry point ({@code dev.jiyi.bench.Bench}). This command describes them in
  * {@code --help}; asked to run one, it says where they run and exits 2, touching no data.
  *
- * <p>{@link Harness} is the list shown here; the launcher's {@code case} maps the same names to the
- * same classes (a test checks that the two agree).
+ * <p>{@link Harness} is the list shown here; the launcher's {@code case} accepts the same names
+ * (a test checks that the two agree, and another that the benchmarks' {@code Bench} runs them).
  */
 @Command(name = "bench", description = {"Describe the benchmarks, which run through the ./jiyi launcher.",
         "The harnesses are in the benchmarks module, which this application jar does not",
@@ -33,41 +33,38 @@ final class BenchCommand implements Callable<Integer> {
 
     /** The harnesses of {@code ./jiyi bench}, in the launcher's order. */
     enum Harness {
-        RECALL("dev.jiyi.bench.quality.RecallQuality",
-                "[--datasets jiyi,locomo,...] [--sizes base,10k,100k,1m] [--index fts5,lucene,lucene-smartcn]"
+        RECALL("[--datasets jiyi,locomo,...] [--sizes base,10k,100k,1m] [--index fts5,lucene,lucene-smartcn]"
                         + " [--mode fast,semantic,deep] [--out DIR] [--check FILE]",
                 "Recall quality and latency on archives grown with seeded distractors: R@5/@10, MRR, nDCG@10,"
                         + " off-topic and leak rates, p50/p95/p99; Markdown, JSON and charts; --check fails on a"
                         + " regression."),
-        INGEST("dev.jiyi.bench.IngestHarness", "[options]",
+        INGEST("[options]",
                 "Ingestion throughput (single commits and batches) and CLI cold start."),
-        DELETE("dev.jiyi.bench.DeletionHarness", "[--sizes N,N] [--deletions K]",
+        DELETE("[--sizes N,N] [--deletions K]",
                 "Permanent deletion latency and index rebuild at 10k and 100k events."),
-        SEMANTIC("dev.jiyi.bench.SemanticHarness", "[--sizes N,N]",
+        SEMANTIC("[--sizes N,N]",
                 "Local embedding throughput; fast, semantic and deep recall latency at 10k and 100k memories."),
-        LUCENE("dev.jiyi.bench.LuceneRecallHarness", "[--sizes N,N] [--queries N] [--analysis jiyi|smartcn]",
+        LUCENE("[--sizes N,N] [--queries N] [--analysis jiyi|smartcn]",
                 "Fast recall on FTS5 against Lucene at 10k, 100k and 1M memories; index sizes; deletion."),
-        VECTORS("dev.jiyi.bench.VectorRecallHarness", "[--sizes N,N] [--formats float,int8]",
+        VECTORS("[--sizes N,N] [--formats float,int8]",
                 "HNSW vectors (float and int8) against an exact scan at 100k and 1M: latency and recall@10."),
-        RESUME("dev.jiyi.bench.ResumeHarness", "[--sizes N,N] [--packs N] [--budget N]",
+        RESUME("[--sizes N,N] [--packs N] [--budget N]",
                 "Context packs (session_resume) in process at 10k and 100k memories: p50, p95 and maximum."),
-        MCP("dev.jiyi.bench.McpLatencyHarness", "[--sizes N,N]",
+        MCP("[--sizes N,N]",
                 "The MCP server's first-call and steady-state latency for memory_recall and session_resume."),
-        GUARD("dev.jiyi.bench.Guard", "[--bounds FILE] [--iterations N] [--time MS]",
+        GUARD("[--bounds FILE] [--iterations N] [--time MS]",
                 "A short JMH pass, then the ratio bounds of a bounds file (growth from 10k to 1M, Lucene"
                         + " against FTS5, HNSW against exact): OK or FAIL with the difference; exit 1 on a FAIL."),
-        JMH("org.openjdk.jmh.Main", "[BENCHMARK] [JMH options]",
+        JMH("[BENCHMARK] [JMH options]",
                 "The JMH benchmarks (FastRecallBenchmark, SemanticRecallBenchmark, IngestBenchmark,"
                         + " DeleteBenchmark, ResumeBenchmark) at 10k, 100k and 1M memories; -rf json -rff FILE."),
-        JMH_REPORT("dev.jiyi.bench.report.JmhReport", "RESULTS.json OUT_DIR",
+        JMH_REPORT("RESULTS.json OUT_DIR",
                 "A JMH JSON result file as Markdown tables (sizes as columns, growth of the mean) and charts.");
 
-        final String mainClass;
         final String options;
         final String summary;
 
-        Harness(String mainClass, String options, String summary) {
-            this.mainClass = mainClass;
+        Harness(String options, String summary) {
             this.options = options;
             this.summary = summary;
         }
@@ -93,14 +90,14 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     /**
-     * One entry per harness: its name and options, then what it measures and its main class,
-     * wrapped for an 80-column terminal (picocli would break {@code dev.jiyi.bench...} at a dot).
+     * One entry per harness: its name and options, then what it measures, wrapped for an 80-column
+     * terminal.
      */
     static List<String> harnessLines() {
         List<String> lines = new ArrayList<>();
         for (Harness h : Harness.values()) {
             lines.add("  " + h.command() + " " + h.options);
-            for (String l : SideBySide.wrap(h.summary + " (" + h.mainClass + ")", 72)) {
+            for (String l : SideBySide.wrap(h.summary, 72)) {
                 lines.add("      " + l);
             }
         }

@@ -145,12 +145,8 @@ public final class RecallQuality {
      */
     static boolean DIALOGUE = true;
 
-    public static void main(String[] args) throws Exception {
-        System.exit(run(args, System.out, System.err));
-    }
-
     /** The command line; returns the exit code: 0, 1 when {@code --check} finds a regression, 2 on bad arguments. */
-    static int run(String[] args, java.io.PrintStream out, java.io.PrintStream err) throws Exception {
+    public static int run(String[] args, java.io.PrintStream out, java.io.PrintStream err) throws Exception {
         Path data = Path.of("..", "shared", "datasets");
         List<String> names = List.of("jiyi", "locomo", "madial-zh", "madial-en", "madial-zh-history", "madial-en-history");
         RecallConfig config = RecallConfig.DEFAULT;

@@ -34,12 +34,14 @@ public final class JmhReport {
     record Point(double mean, double error, double p50, double p99, String unit) {
     }
 
-    public static void main(String[] args) throws IOException {
+    /** {@code jiyi bench jmh-report RESULTS.json OUT_DIR}; returns the exit code. */
+    public static int run(String[] args, PrintStream out) throws IOException {
         if (args.length != 2) {
-            System.err.println("usage: JmhReport RESULTS.json OUT_DIR");
-            System.exit(2);
+            System.err.println("usage: jiyi bench jmh-report RESULTS.json OUT_DIR");
+            return 2;
         }
-        write(Path.of(args[0]), Path.of(args[1]), System.out);
+        write(Path.of(args[0]), Path.of(args[1]), out);
+        return 0;
     }
 
     /** Writes the tables to {@code out} and {@code OUT_DIR/jmh-CLASS.md}, and the charts beside them. */
