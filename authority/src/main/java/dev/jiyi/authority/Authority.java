@@ -1,12 +1,6 @@
 package dev.jiyi.authority;
 
-import dev.jiyi.authority.archive.ArchiveFormat;
-import dev.jiyi.authority.archive.ArchiveImport;
-import dev.jiyi.authority.archive.ArchiveReport;
-import dev.jiyi.authority.archive.ArchiveWriter;
-import dev.jiyi.authority.archive.Backup;
-import dev.jiyi.authority.archive.Backups;
-import dev.jiyi.authority.archive.Restores;
+import dev.jiyi.authority.archive.Archives;
 import dev.jiyi.authority.index.Candidate;
 import dev.jiyi.authority.index.ChangeLog;
 import dev.jiyi.authority.index.Eligibility;
@@ -75,6 +69,7 @@ public final class Authority implements AutoCloseable {
     private final Vectors vectors;
     private final CaptureCursors cursors;
     private final Transactions tx;
+    private final Archives archives;
     private final AtomicLong memoryRowsRead = new AtomicLong();
 
     private Authority(Sql sql, List<TransactionalIndex> attached) {
@@ -93,6 +88,7 @@ public final class Authority implements AutoCloseable {
         this.extractions = new Extractions(sql, events, memories);
         this.corrections = new Corrections(events, memories, timelines, relations, checkpoints);
         this.deletions = new Deletions(sql, indexes, events, memories, relations, vectors, checkpoints, extractions);
+        this.archives = new Archives(this, sql, tx, indexes);
     }
 
     /** {@link #open(Path, List, PhaseProgress)} without progress. */
@@ -108,15 +104,7 @@ public final class Authority implements AutoCloseable {
     public static Authority open(Path file, List<TransactionalIndex> attached, PhaseProgress building) {
         // A migration that replaces index tables begins their build in its own transaction; the build
         // goes on in steps that other processes can write between (Indexes), and open returns after it.
-        Authority authority = new Authority(new Sql(Database.open(file, migrated -> {
-            Sql inMigration = new Sql(migrated);
-            try {
-                Indexes refill = new Indexes(inMigration, attached);
-                refill.beginBuilds(); // records the build only: no tokenizer needed under the lock
-            } finally {
-                inMigration.closeStatements();
-            }
-        })), attached);
+        Authority authority = new Authority(new Sql(Database.open(file, Indexes.migrationHook(attached))), attached);
         try {
             authority.indexes.catchUp(authority.tx, building);
         } catch (RuntimeException e) {
@@ -472,32 +460,11 @@ public final class Authority implements AutoCloseable {
         return tx.read("checking the database", () -> Doctor.check(sql.connection(), indexes));
     }
 
-    /** O5: a consistent copy of the database in a new file ({@link Backups}); refuses an existing one. */
-    public synchronized Backup backup(Path target) {
-        return Backups.backup(sql.connection(), target);
-    }
-
     // ---------------------------------------------------------------- archives (O3-O5) and host capture (H1)
 
-    /** O3: an archive of the whole database (scope null) or one scope, from one snapshot, in a new file. */
-    public synchronized ArchiveReport exportArchive(Path target, ArchiveFormat format, Scope scope, PhaseProgress progress) {
-        return tx.read("exporting an archive", () -> ArchiveWriter.write(sql, target, format, scope, progress));
-    }
-
-    /** O4: imports an archive into this empty database in one transaction, checked whole, then indexed. */
-    public synchronized ArchiveReport importArchive(java.io.InputStream in, PhaseProgress progress) {
-        indexes.prepare();
-        return tx.write("importing an archive", () -> {
-            ArchiveReport read = ArchiveImport.run(sql, in, progress);
-            progress.begin("import: indexing", read.rows().indexed());
-            indexes.rebuildAll(progress::advance);
-            return read;
-        });
-    }
-
-    /** O5: a backup file into this empty database, through an import's checks ({@link Restores}). */
-    public synchronized ArchiveReport restore(Path backup, PhaseProgress progress) {
-        return Restores.restore(backup, sql, this, progress);
+    /** Export, import, backup and restore ({@link Archives}). */
+    public Archives archives() {
+        return archives;
     }
 
     /** H1: the capture cursor of a host instance, if it has one. */

@@ -32,7 +32,7 @@ public final class Sql {
     private final Map<String, PreparedStatement> statements = new HashMap<>();
     private Statement plain;
 
-    Sql(Connection connection) {
+    public Sql(Connection connection) {
         this.connection = connection;
     }
 
@@ -129,7 +129,7 @@ public final class Sql {
     }
 
     /** Closes the kept statements (the connection stays open). */
-    void closeStatements() {
+    public void closeStatements() {
         for (PreparedStatement ps : statements.values()) {
             try {
                 ps.close();

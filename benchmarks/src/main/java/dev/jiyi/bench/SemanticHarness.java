@@ -1,5 +1,13 @@
 package dev.jiyi.bench;
 
+import dev.jiyi.bench.SemanticResults.Build;
+import dev.jiyi.bench.SemanticResults.Embedding;
+import dev.jiyi.bench.SemanticResults.Latency;
+import dev.jiyi.bench.SemanticResults.ModeLatency;
+import dev.jiyi.bench.SemanticResults.Report;
+import dev.jiyi.bench.SemanticResults.Scan;
+import dev.jiyi.bench.SemanticResults.SizeResult;
+import dev.jiyi.bench.SemanticResults.Throughput;
 import dev.jiyi.analysis.ChineseTokens;
 import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.Basis;
@@ -138,70 +146,6 @@ public final class SemanticHarness implements Callable<Integer> {
     /** The command line for this harness; {@code --vectors} takes {@code real} or {@code random}. */
     public static CommandLine command(PrintStream out) {
         return new CommandLine(new SemanticHarness(out)).setCaseInsensitiveEnumValuesAllowed(true);
-    }
-
-    /** Nearest-rank p50, p95 and maximum of some durations. */
-    public record Latency(long p50Nanos, long p95Nanos, long maxNanos) {
-
-        static Latency of(long[] nanos) {
-            long[] sorted = nanos.clone();
-            Arrays.sort(sorted);
-            return new Latency(IngestHarness.percentile(sorted, 50), IngestHarness.percentile(sorted, 95),
-                    sorted[sorted.length - 1]);
-        }
-
-        @Override
-        public String toString() {
-            return String.format(Locale.ROOT, "p50 %.1f ms, p95 %.1f ms, max %.1f ms", p50Nanos / 1e6, p95Nanos / 1e6,
-                    maxNanos / 1e6);
-        }
-    }
-
-    /** Texts of one language (null: all of them) embedded in calls of {@code batch}. */
-    public record Throughput(int batch, Language language, int texts, double meanChars, long nanos,
-                             double textsPerSecond) {
-    }
-
-    /** The local model: first embedding in this JVM, throughput, one query's latency. */
-    public record Embedding(String fingerprint, boolean loadedBefore, long firstEmbedNanos, List<Throughput> throughput,
-                            int queries, double meanQueryChars, Latency query) {
-    }
-
-    /** Time spent building an archive, by step. */
-    public record Build(long eventsNanos, long memoriesNanos, long vectorsNanos, long storeNanos) {
-
-        public long totalNanos() {
-            return eventsNanos + memoriesNanos + vectorsNanos + storeNanos;
-        }
-    }
-
-    /**
-     * Latency of one recall mode: the whole {@link Recall#recall} call, and the same without the
-     * query's embedding (zero in fast mode); {@code meanItems} is the results returned on average.
-     */
-    public record ModeLatency(RecallMode mode, Latency total, Latency withoutQueryEmbedding, double meanItems) {
-    }
-
-    /**
-     * {@link Authority#scanVectors} with a dot product per vector, as recall does, timed alone:
-     * {@code limit} 0 is all vectors. {@code meanAboveThreshold} counts the vectors whose cosine
-     * passes recall's threshold, which recall then loads as candidates (at most its candidate limit).
-     */
-    public record Scan(int limit, Latency latency, double meanAboveThreshold) {
-    }
-
-    /**
-     * The figures at one archive size. {@code coverageCount} is {@link Authority#vectorCoverage} timed
-     * alone: the count of eligible memories with a vector (V4) that every semantic and deep recall
-     * makes besides its scan.
-     */
-    public record SizeResult(int memories, Vectors vectors, Build build, long databaseBytes, Latency queryEmbedding,
-                             List<ModeLatency> modes, List<Scan> scans, Latency coverageCount) {
-    }
-
-    /** Everything one run measured, as {@code --json} writes it. */
-    public record Report(long seed, String java, int processors, long maxHeapBytes, String loadAtStart,
-                         String loadAtEnd, Embedding embedding, List<SizeResult> sizes) {
     }
 
     @Override
@@ -561,54 +505,6 @@ public final class SemanticHarness implements Callable<Integer> {
         if (value < min) {
             throw new CommandLine.ParameterException(new CommandLine(this),
                     option + ": must be at least " + min + ", was " + value);
-        }
-    }
-
-    /**
-     * The embedder recall is given, timing each call, so that a recall's query embedding can be told
-     * apart from the rest of it. Single-threaded use only, as the harness does.
-     */
-    static final class TimedEmbedder implements Embedder {
-
-        private final Embedder model;
-        private long lastNanos;
-        private float[] lastVector;
-
-        TimedEmbedder(Embedder model) {
-            this.model = model;
-        }
-
-        @Override
-        public String fingerprint() {
-            return model.fingerprint();
-        }
-
-        @Override
-        public double cosineThreshold() {
-            return model.cosineThreshold();
-        }
-
-        @Override
-        public List<float[]> embed(List<String> texts) {
-            long t = System.nanoTime();
-            List<float[]> vectors = model.embed(texts);
-            lastNanos = System.nanoTime() - t;
-            lastVector = vectors.getLast();
-            return vectors;
-        }
-
-        /** Forgets the last call's time, so that a recall that embeds nothing reads zero. */
-        void reset() {
-            lastNanos = 0;
-        }
-
-        long lastNanos() {
-            return lastNanos;
-        }
-
-        /** The last vector of the last call. */
-        float[] lastVector() {
-            return lastVector;
         }
     }
 }

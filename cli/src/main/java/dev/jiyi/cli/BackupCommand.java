@@ -26,13 +26,13 @@ final class BackupCommand extends Verb {
     Path file;
 
     /**
-     * The backup is one step of SQLite's API (see {@link dev.jiyi.authority.Authority#backup}), which
+     * The backup is one step of SQLite's API (see {@link dev.jiyi.authority.archive.Archives#backup}), which
      * reports nothing until it ends: it runs on a thread of its own while this one shows the bytes
      * written to FILE so far, out of the database's size.
      */
     private Backup withProgress(Jiyi jiyi, Output out) {
         java.util.concurrent.CompletableFuture<Backup> running =
-                java.util.concurrent.CompletableFuture.supplyAsync(() -> jiyi.authority().backup(file));
+                java.util.concurrent.CompletableFuture.supplyAsync(() -> jiyi.authority().archives().backup(file));
         Path db = jiyi.home().database();
         long total = size(db) + size(db.resolveSibling(db.getFileName() + "-wal")); // the copy holds both
         try (Progress progress = out.progress("backup (bytes)", total)) {

@@ -42,7 +42,7 @@ final class ExportCommand extends Verb {
         long started = System.nanoTime();
         ArchiveReport report;
         try (PhasedProgress progress = new PhasedProgress(out)) {
-            report = jiyi.authority().exportArchive(file, archiveFormat, all ? null : scope(), progress);
+            report = jiyi.authority().archives().export(file, archiveFormat, all ? null : scope(), progress);
             progress.finished();
         }
         long millis = (System.nanoTime() - started) / 1_000_000;

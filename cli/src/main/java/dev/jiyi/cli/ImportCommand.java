@@ -41,7 +41,7 @@ final class ImportCommand extends Verb {
         long started = System.nanoTime();
         ArchiveReport report;
         try (InputStream in = BatchRunner.open(file, root().stdin(), "file"); PhasedProgress progress = new PhasedProgress(out)) {
-            report = jiyi.authority().importArchive(in, progress);
+            report = jiyi.authority().archives().importFrom(in, progress);
             progress.finished();
         }
         return report(jiyi, out, "imported", report, started);

@@ -28,7 +28,7 @@ final class RestoreCommand extends Verb {
         long started = System.nanoTime();
         ArchiveReport report;
         try (PhasedProgress progress = new PhasedProgress(out)) {
-            report = jiyi.authority().restore(file, progress);
+            report = jiyi.authority().archives().restore(file, progress);
             progress.finished();
         }
         return ImportCommand.report(jiyi, out, "restored", report, started);

@@ -236,7 +236,7 @@ public final class Jiyi implements AutoCloseable {
 
     /** Writes an archive of {@code scope} (null: every scope) from one snapshot; {@code file} must not exist. */
     public ArchiveReport export(Path file, ArchiveFormat format, Scope scope) {
-        return authority.exportArchive(file, format, scope, PhaseProgress.NONE);
+        return authority.archives().export(file, format, scope, PhaseProgress.NONE);
     }
 
     // ------------------------------------------------------------------ providers

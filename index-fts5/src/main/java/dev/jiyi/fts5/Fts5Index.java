@@ -17,9 +17,6 @@ import dev.jiyi.authority.index.Eligibility;
 import dev.jiyi.authority.index.LexicalIndex;
 import dev.jiyi.authority.index.TransactionalIndex;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -40,7 +37,6 @@ import java.util.Map;
  */
 public final class Fts5Index implements TransactionalIndex, LexicalIndex {
 
-    private static final String SCOPE_PREFIX = "jiyiscope";
 
     /**
      * Tokens computed ahead of a write transaction ({@link #analyzeAhead}), by the text they were
@@ -89,7 +85,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         // A batch is segmented on every core (the segmenter and its dictionary are immutable); the
         // write waits for it anyway.
         List<String> tokens = (texts.size() >= PARALLEL_FROM ? texts.parallelStream() : texts.stream())
-                .map(Fts5Index::contentTokens).toList();
+                .map(Fts5Terms::contentTokens).toList();
         for (int i = 0; i < texts.size(); i++) {
             ahead.put(texts.get(i), tokens.get(i));
         }
@@ -158,7 +154,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     @Override
     public void eventAdded(Sql tx, Event event) throws SQLException {
         write(tx, "INSERT INTO events_fts (rowid, scope, tokens) VALUES (?, ?, ?)", event.sequence(),
-                scopeToken(event.scope()), tokensAhead(event.text()));
+                Fts5Terms.scopeToken(event.scope()), tokensAhead(event.text()));
     }
 
     /**
@@ -169,25 +165,25 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     @Override
     public void eventRemoved(Sql tx, Event event) throws SQLException {
         write(tx, "INSERT INTO events_fts (events_fts, rowid, scope, tokens) VALUES ('delete', ?, ?, ?)", event.sequence(),
-                scopeToken(event.scope()), contentTokens(event.text()));
+                Fts5Terms.scopeToken(event.scope()), Fts5Terms.contentTokens(event.text()));
     }
 
     @Override
     public void memoryAdded(Sql tx, Memory memory) throws SQLException {
         write(tx, "INSERT INTO memories_fts (rowid, scope, tokens) VALUES (?, ?, ?)", memory.rowId(),
-                scopeToken(memory.scope()), tokensAhead(memory.searchText()));
+                Fts5Terms.scopeToken(memory.scope()), tokensAhead(memory.searchText()));
     }
 
     @Override
     public void memoryRemoved(Sql tx, Memory memory) throws SQLException {
         write(tx, "INSERT INTO memories_fts (memories_fts, rowid, scope, tokens) VALUES ('delete', ?, ?, ?)", memory.rowId(),
-                scopeToken(memory.scope()), contentTokens(memory.searchText()));
+                Fts5Terms.scopeToken(memory.scope()), Fts5Terms.contentTokens(memory.searchText()));
     }
 
     /** The tokens of a text, from {@link #analyzeAhead} when it got the text, else computed now. */
     private String tokensAhead(String text) {
         String tokens = analyzed.get().remove(text);
-        return tokens != null ? tokens : contentTokens(text);
+        return tokens != null ? tokens : Fts5Terms.contentTokens(text);
     }
 
     /**
@@ -203,47 +199,14 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     public void removalsDone(Sql tx, List<Event> events, List<Memory> memories) throws SQLException {
         java.util.Set<String> eventTerms = new java.util.HashSet<>();
         for (Event e : events) {
-            eventTerms.addAll(indexedTerms(e.text()));
+            eventTerms.addAll(Fts5Terms.indexedTerms(e.text()));
         }
         java.util.Set<String> memoryTerms = new java.util.HashSet<>();
         for (Memory m : memories) {
-            memoryTerms.addAll(indexedTerms(m.searchText()));
+            memoryTerms.addAll(Fts5Terms.indexedTerms(m.searchText()));
         }
         KeyTraces.purge(tx, "events_fts", eventTerms);
         KeyTraces.purge(tx, "memories_fts", memoryTerms);
-    }
-
-    /**
-     * The terms FTS5 stores for a text: the analysis terms, split again where the 'ascii' tokenizer
-     * splits ({@link ChineseTokens#storedPieces}).
-     */
-    static java.util.Set<String> indexedTerms(String text) {
-        java.util.Set<String> out = new java.util.HashSet<>();
-        for (String term : ChineseTokens.terms(text)) {
-            for (String piece : ChineseTokens.storedPieces(term)) {
-                if (!piece.startsWith(SCOPE_PREFIX)) {
-                    out.add(piece);
-                }
-            }
-        }
-        return out;
-    }
-
-    /**
-     * The text's tokens, space-separated, without any that look like a scope token: user text
-     * cannot put a row into another scope's filter (nor can a query name one, see literalQuery).
-     */
-    static String contentTokens(String text) {
-        StringBuilder sb = new StringBuilder();
-        for (String term : ChineseTokens.terms(text)) {
-            if (!term.startsWith(SCOPE_PREFIX)) {
-                if (!sb.isEmpty()) {
-                    sb.append(' ');
-                }
-                sb.append(term);
-            }
-        }
-        return sb.toString();
     }
 
     @Override
@@ -253,13 +216,13 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
 
     @Override
     public List<Candidate> memories(Snapshot snapshot, String query, Eligibility filter, int limit) {
-        List<String> searched = searchTerms(query);
+        List<String> searched = Fts5Terms.searchTerms(query);
         if (searched.isEmpty() || limit == 0) {
             return List.of();
         }
         try {
             ScopedBm25 own = scoped(snapshot, MEMORIES, filter.scope());
-            List<Candidate> best = own.alone() ? bestMemories(snapshot, literal(searched), filter, limit)
+            List<Candidate> best = own.alone() ? bestMemories(snapshot, Fts5Terms.literal(searched), filter, limit)
                     : eligibleBest(snapshot, own.ranked(searched), filter, limit);
             return coverage(best, own.ideal(searched));
         } catch (SQLException e) {
@@ -288,7 +251,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         String key = table + '\u0000' + scope.personaId() + '\u0000' + scope.projectId();
         ScopedBm25 own = read.get(key);
         if (own == null) {
-            own = new ScopedBm25(snapshot.sql(), table + "_fts", scopeToken(scope),
+            own = new ScopedBm25(snapshot.sql(), table + "_fts", Fts5Terms.scopeToken(scope),
                     ScopedBm25.alone(snapshot.sql(), table, scope));
             read.put(key, own);
         }
@@ -324,7 +287,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
             int probe = limit > Integer.MAX_VALUE / 2 ? limit : 2 * limit;
             PreparedStatement ps = snapshot.sql().prepare("SELECT rowid, rank FROM memories_fts "
                     + "WHERE memories_fts MATCH ? ORDER BY rank, rowid DESC LIMIT ?");
-            ps.setString(1, match(filter.scope(), terms));
+            ps.setString(1, Fts5Terms.match(filter.scope(), terms));
             ps.setInt(2, probe);
             List<Candidate> best = candidates(ps);
             List<Candidate> kept = eligibleOnly(snapshot, best, filter);
@@ -374,7 +337,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
                 + " ORDER BY f.rank, f.rowid DESC LIMIT ?");
         ps.setString(1, filter.scope().personaId());
         ps.setString(2, filter.scope().projectId());
-        ps.setString(3, match(filter.scope(), terms));
+        ps.setString(3, Fts5Terms.match(filter.scope(), terms));
         int next = Sql.bindEligible(ps, 4, filter);
         ps.setInt(next, limit);
         return candidates(ps);
@@ -382,7 +345,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
 
     @Override
     public List<Candidate> events(Snapshot snapshot, String query, Scope scope, int limit) {
-        List<String> searched = searchTerms(query);
+        List<String> searched = Fts5Terms.searchTerms(query);
         if (searched.isEmpty() || limit == 0) {
             return List.of();
         }
@@ -392,7 +355,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
             if (own.alone()) {
                 PreparedStatement ps = snapshot.sql().prepare("SELECT rowid, rank FROM events_fts "
                         + "WHERE events_fts MATCH ? ORDER BY rank, rowid DESC LIMIT ?");
-                ps.setString(1, match(scope, literal(searched)));
+                ps.setString(1, Fts5Terms.match(scope, Fts5Terms.literal(searched)));
                 ps.setInt(2, limit);
                 best = candidates(ps);
             } else {
@@ -407,7 +370,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
 
     @Override
     public Coverage coverage(Snapshot snapshot, String query, Eligibility filter) {
-        List<String> words = QueryCoverage.words(searchTerms(query));
+        List<String> words = QueryCoverage.words(Fts5Terms.searchTerms(query));
         if (words.isEmpty()) {
             return Coverage.NONE;
         }
@@ -483,11 +446,6 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         }
     }
 
-    /** The scope's rows (by the scope token in their scope column) that have any of the terms in their text. */
-    private static String match(Scope scope, String terms) {
-        return "scope : \"" + scopeToken(scope) + "\" AND tokens : (" + terms + ")";
-    }
-
     /**
      * BM25 of the text column's terms (k1 1.2, b 0.75: the table's rank; a row's length counts its one
      * scope token too); FTS5's is negative, so it is negated. Equal scores go to the newer row: of two versions of the same text (a fact timeline), the later one is the one more
@@ -501,56 +459,6 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
             }
         }
         return out;
-    }
-
-    /**
-     * The token that puts a row in its scope: FTS5 filters by it, so a query never ranks another
-     * scope's rows and the limit applies within the scope. Letters and digits only, so the tokenizer
-     * keeps it whole; a hash, so scope IDs of any length and script fit.
-     */
-    static String scopeToken(Scope scope) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256")
-                    .digest((scope.personaId() + "\u0000" + scope.projectId()).getBytes(StandardCharsets.UTF_8));
-            StringBuilder sb = new StringBuilder(SCOPE_PREFIX);
-            for (int i = 0; i < 10; i++) {
-                sb.append(Character.forDigit((digest[i] >> 4) & 0xF, 16)).append(Character.forDigit(digest[i] & 0xF, 16));
-            }
-            return sb.toString();
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is always available", e);
-        }
-    }
-
-    /**
-     * An FTS5 MATCH expression that searches the query's terms literally (R2): each distinct term
-     * that is not a stop word (R6) becomes a double-quoted string (inner quotes doubled), joined with
-     * OR, so operators, column filters, prefixes and parentheses in the query are text, never
-     * syntax. Returns null when the query has no searchable term.
-     */
-    public static String literalQuery(String query) {
-        List<String> terms = searchTerms(query);
-        return terms.isEmpty() ? null : literal(terms);
-    }
-
-    /** The query's distinct terms that are searched: not stop words (R6), not scope-token look-alikes. */
-    private static List<String> searchTerms(String query) {
-        List<String> out = new ArrayList<>();
-        for (String term : ChineseTokens.queryTerms(query)) {
-            if (!term.startsWith(SCOPE_PREFIX)) {
-                out.add(term);
-            }
-        }
-        return out;
-    }
-
-    /** The terms as double-quoted FTS5 strings (inner quotes doubled), OR'ed. */
-    private static String literal(List<String> terms) {
-        List<String> quoted = new ArrayList<>(terms.size());
-        for (String term : terms) {
-            quoted.add('"' + term.replace("\"", "\"\"") + '"');
-        }
-        return String.join(" OR ", quoted);
     }
 
     private static void write(Sql tx, String sql, long rowId, String scope, String tokens) throws SQLException {

@@ -62,7 +62,7 @@ class Fts5IndexTest {
     }
 
     private List<Long> match(String table, String query) throws SQLException {
-        String expression = Fts5Index.literalQuery(query);
+        String expression = Fts5Terms.literalQuery(query);
         List<Long> rows = new ArrayList<>();
         if (expression == null) {
             return rows;
@@ -121,8 +121,8 @@ class Fts5IndexTest {
         assertThat(match("events_fts", "NEAR(")).hasSize(1);
         assertThat(match("events_fts", "tokens:价格")).hasSize(1);
         assertThat(match("events_fts", "\"door\"")).hasSize(1);
-        assertThat(Fts5Index.literalQuery("\"AND\" the a 的")).isNull();
-        assertThat(Fts5Index.literalQuery("，。！")).isNull();
+        assertThat(Fts5Terms.literalQuery("\"AND\" the a 的")).isNull();
+        assertThat(Fts5Terms.literalQuery("，。！")).isNull();
     }
 
     @Test
@@ -138,10 +138,10 @@ class Fts5IndexTest {
     @Test
     @DisplayName("S1 R6 scope tokens cannot be named by a query or planted in text")
     void scopeTokensAreReserved() throws SQLException {
-        String token = Fts5Index.scopeToken(scope);
+        String token = Fts5Terms.scopeToken(scope);
         event(Role.USER, "completely unrelated cooking notes");
-        assertThat(Fts5Index.literalQuery(token)).isNull();
-        assertThat(Fts5Index.contentTokens("hello " + token + " 世界")).isEqualTo("hello 世 世界 界");
+        assertThat(Fts5Terms.literalQuery(token)).isNull();
+        assertThat(Fts5Terms.contentTokens("hello " + token + " 世界")).isEqualTo("hello 世 世界 界");
         assertThat(authority.<List<dev.jiyi.authority.index.Candidate>>read(snap -> snap.memoryCandidates(index, token, Eligibility.anyTime(scope), 10))).isEmpty();
         assertThat(authority.eventCandidates(index, scope, token + " cooking", 10)).hasSize(1);
     }

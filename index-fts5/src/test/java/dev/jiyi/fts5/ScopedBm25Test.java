@@ -74,7 +74,7 @@ class ScopedBm25Test {
             for (boolean alone : new boolean[] {true, false}) { // searched with the scope filter or without
                 List<Candidate> own = authority.read(s -> {
                     try {
-                        return new ScopedBm25(s.sql(), "events_fts", Fts5Index.scopeToken(scope), alone).ranked(terms);
+                        return new ScopedBm25(s.sql(), "events_fts", Fts5Terms.scopeToken(scope), alone).ranked(terms);
                     } catch (SQLException e) {
                         throw new IllegalStateException(e);
                     }
@@ -103,7 +103,7 @@ class ScopedBm25Test {
             try {
                 PreparedStatement ps = s.sql().prepare("SELECT rowid, rank FROM events_fts WHERE events_fts MATCH ? "
                         + "ORDER BY rank, rowid DESC");
-                ps.setString(1, "scope : \"" + Fts5Index.scopeToken(scope) + "\" AND tokens : ("
+                ps.setString(1, "scope : \"" + Fts5Terms.scopeToken(scope) + "\" AND tokens : ("
                         + String.join(" OR ", quoted) + ")");
                 List<Candidate> out = new ArrayList<>();
                 try (ResultSet rs = ps.executeQuery()) {

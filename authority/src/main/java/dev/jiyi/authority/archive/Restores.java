@@ -34,7 +34,7 @@ public final class Restores {
     }
 
     /** Restores {@code backup} into {@code into}, whose database {@code destination} reaches. */
-    public static ArchiveReport restore(Path backup, Sql destination, Authority into, PhaseProgress progress) {
+    public static ArchiveReport restore(Path backup, Sql destination, Archives into, PhaseProgress progress) {
         if (!Files.isRegularFile(backup)) {
             throw new InvalidInputException("file", "must be an existing backup file");
         }
@@ -62,10 +62,10 @@ public final class Restores {
             Path archive = scratch.resolve("backup.jsonl");
             try (Authority source = Authority.open(copy, List.of())) {
                 progress.begin("restore: reading the backup", 0);
-                source.exportArchive(archive, ArchiveFormat.JSONL, null, progress);
+                source.archives().export(archive, ArchiveFormat.JSONL, null, progress);
             }
             try (InputStream in = Files.newInputStream(archive)) {
-                return into.importArchive(in, progress);
+                return into.importFrom(in, progress);
             }
         } catch (IOException e) {
             throw new StorageException("copying the backup", e);

@@ -6,6 +6,7 @@ import dev.jiyi.authority.EventSubmission;
 import dev.jiyi.authority.Memory;
 import dev.jiyi.authority.MemoryDraft;
 import dev.jiyi.authority.PhaseProgress;
+import dev.jiyi.authority.Database;
 import dev.jiyi.authority.Sql;
 import dev.jiyi.authority.StorageException;
 import dev.jiyi.authority.TableCounts;
@@ -66,6 +67,22 @@ public final class Indexes {
         long remaining() {
             return eventsTarget - eventsBuilt + memoriesTarget - memoriesBuilt;
         }
+    }
+
+    /**
+     * What a migration that replaces index tables runs in its own transaction: it begins their
+     * builds (records them only: no tokenizer is needed under the lock); the builds go on in steps
+     * other processes can write between, when the authority opens ({@link #catchUp}).
+     */
+    public static Database.AfterMigration migrationHook(List<TransactionalIndex> attached) {
+        return migrated -> {
+            Sql inMigration = new Sql(migrated);
+            try {
+                new Indexes(inMigration, attached).beginBuilds();
+            } finally {
+                inMigration.closeStatements();
+            }
+        };
     }
 
     public Indexes(Sql sql, List<TransactionalIndex> attached) {

@@ -106,12 +106,12 @@ class ArchiveRoundTripTest {
     }
 
     private Path export(Authority a, String name, ArchiveFormat format, Scope scope) {
-        return a.exportArchive(dir.resolve(name), format, scope, PhaseProgress.NONE).file();
+        return a.archives().export(dir.resolve(name), format, scope, PhaseProgress.NONE).file();
     }
 
     private static ArchiveReport importFile(Authority a, Path file) throws IOException {
         try (InputStream in = Files.newInputStream(file)) {
-            return a.importArchive(in, PhaseProgress.NONE);
+            return a.archives().importFrom(in, PhaseProgress.NONE);
         }
     }
 
@@ -244,7 +244,7 @@ class ArchiveRoundTripTest {
             Files.deleteIfExists(file);
             try (Authority a = Authority.open(dir.resolve("fixture.db"), List.of())) {
                 fill(a);
-                a.exportArchive(file, fixture.endsWith(".jsonl") ? ArchiveFormat.JSONL : ArchiveFormat.JSON, null,
+                a.archives().export(file, fixture.endsWith(".jsonl") ? ArchiveFormat.JSONL : ArchiveFormat.JSON, null,
                         PhaseProgress.NONE);
             }
         }
@@ -292,7 +292,7 @@ class ArchiveRoundTripTest {
         Files.writeString(target, "keep me");
         try (Authority a = Authority.open(dir.resolve("a.db"), List.of())) {
             fill(a);
-            assertThatThrownBy(() -> a.exportArchive(target, ArchiveFormat.JSONL, null, PhaseProgress.NONE))
+            assertThatThrownBy(() -> a.archives().export(target, ArchiveFormat.JSONL, null, PhaseProgress.NONE))
                     .isInstanceOf(RefusedException.class).hasMessageContaining("never overwrites");
         }
         assertThat(Files.readString(target)).isEqualTo("keep me");
@@ -325,7 +325,7 @@ class ArchiveRoundTripTest {
             }
             try (Authority b = Authority.open(dir.resolve("into-" + format.code() + ".db"), List.of())) {
                 assertThat(importFile(b, file).total()).isZero();
-                assertThat(b.importArchive(new ByteArrayInputStream(Files.readAllBytes(file)), PhaseProgress.NONE).total())
+                assertThat(b.archives().importFrom(new ByteArrayInputStream(Files.readAllBytes(file)), PhaseProgress.NONE).total())
                         .as("still empty, so a second import is allowed").isZero();
             }
         }

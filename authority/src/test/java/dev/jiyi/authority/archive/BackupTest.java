@@ -49,7 +49,7 @@ class BackupTest {
             a.addMemory(ALICE_WORK, userFact(city, "住在广州 lives in Guangzhou").quote("我住在广州").build());
             Event cat = submit(a, event("ev-cat", CJK_SCOPE, Role.USER, "我养了一只猫 a cat named 花花"));
             a.addMemory(CJK_SCOPE, userFact(cat, "养了一只猫").quote("我养了一只猫").build());
-            made = a.backup(target);
+            made = a.archives().backup(target);
         }
         assertThat(made.file()).isEqualTo(target.toAbsolutePath());
         assertThat(made.bytes()).isEqualTo(Files.size(target)).isPositive();
@@ -73,10 +73,10 @@ class BackupTest {
         Path empty = Files.createFile(dir.resolve("empty.db"));
         try (Authority a = open(dir.resolve("home"))) {
             submit(a, event("ev-1", ALICE_WORK, Role.USER, "hello 你好"));
-            assertThatThrownBy(() -> a.backup(existing)).isInstanceOf(RefusedException.class)
+            assertThatThrownBy(() -> a.archives().backup(existing)).isInstanceOf(RefusedException.class)
                     .hasMessageContaining("never overwrites").hasMessageNotContaining("taken.db");
-            assertThatThrownBy(() -> a.backup(empty)).isInstanceOf(RefusedException.class);
-            assertThatThrownBy(() -> a.backup(dir.resolve("no-such-dir").resolve("b.db")))
+            assertThatThrownBy(() -> a.archives().backup(empty)).isInstanceOf(RefusedException.class);
+            assertThatThrownBy(() -> a.archives().backup(dir.resolve("no-such-dir").resolve("b.db")))
                     .isInstanceOf(RefusedException.class).hasMessageContaining("directory must exist");
             // The authority is untouched and still writes.
             submit(a, event("ev-2", ALICE_WORK, Role.USER, "still here 还在"));
@@ -107,7 +107,7 @@ class BackupTest {
                 for (int i = 0; i < 3; i++) {
                     acknowledgedBefore.add(new HashSet<>(Files.readAllLines(acks, StandardCharsets.UTF_8)));
                     Path target = dir.resolve("backup-" + i + ".db");
-                    a.backup(target);
+                    a.archives().backup(target);
                     backups.add(target);
                     waitForAcks(acks, acknowledgedBefore.get(i).size() + 10);
                 }
@@ -120,7 +120,7 @@ class BackupTest {
                 assertThat(inBackup).as("backup " + i).containsAll(acknowledgedBefore.get(i)).contains("ev-0");
                 byte[] bytes = Files.readAllBytes(backups.get(i));
                 try (Authority r = Authority.open(dir.resolve("restored-" + i + ".db"), List.of())) {
-                    ArchiveReport restored = r.restore(backups.get(i), PhaseProgress.NONE);
+                    ArchiveReport restored = r.archives().restore(backups.get(i), PhaseProgress.NONE);
                     assertThat(restored.rows().byName().get("events")).isEqualTo(inBackup.size());
                     assertThat(r.doctor().problems()).as("doctor after restoring backup " + i).isEmpty();
                 }

@@ -1,0 +1,82 @@
+package dev.jiyi.bench;
+
+import dev.jiyi.bench.SemanticHarness.Language;
+import dev.jiyi.bench.SemanticHarness.Vectors;
+
+import dev.jiyi.authority.Authority;
+import dev.jiyi.ranking.Recall;
+import dev.jiyi.ranking.RecallMode;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/** What {@link SemanticHarness} measures, as its {@code --json} writes it. */
+final class SemanticResults {
+
+    private SemanticResults() {
+    }
+
+    /** Nearest-rank p50, p95 and maximum of some durations. */
+    public record Latency(long p50Nanos, long p95Nanos, long maxNanos) {
+
+        static Latency of(long[] nanos) {
+            long[] sorted = nanos.clone();
+            Arrays.sort(sorted);
+            return new Latency(IngestHarness.percentile(sorted, 50), IngestHarness.percentile(sorted, 95),
+                    sorted[sorted.length - 1]);
+        }
+
+        @Override
+        public String toString() {
+            return String.format(Locale.ROOT, "p50 %.1f ms, p95 %.1f ms, max %.1f ms", p50Nanos / 1e6, p95Nanos / 1e6,
+                    maxNanos / 1e6);
+        }
+    }
+
+    /** Texts of one language (null: all of them) embedded in calls of {@code batch}. */
+    public record Throughput(int batch, Language language, int texts, double meanChars, long nanos,
+                             double textsPerSecond) {
+    }
+
+    /** The local model: first embedding in this JVM, throughput, one query's latency. */
+    public record Embedding(String fingerprint, boolean loadedBefore, long firstEmbedNanos, List<Throughput> throughput,
+                            int queries, double meanQueryChars, Latency query) {
+    }
+
+    /** Time spent building an archive, by step. */
+    public record Build(long eventsNanos, long memoriesNanos, long vectorsNanos, long storeNanos) {
+
+        public long totalNanos() {
+            return eventsNanos + memoriesNanos + vectorsNanos + storeNanos;
+        }
+    }
+
+    /**
+     * Latency of one recall mode: the whole {@link Recall#recall} call, and the same without the
+     * query's embedding (zero in fast mode); {@code meanItems} is the results returned on average.
+     */
+    public record ModeLatency(RecallMode mode, Latency total, Latency withoutQueryEmbedding, double meanItems) {
+    }
+
+    /**
+     * {@link Authority#scanVectors} with a dot product per vector, as recall does, timed alone:
+     * {@code limit} 0 is all vectors. {@code meanAboveThreshold} counts the vectors whose cosine
+     * passes recall's threshold, which recall then loads as candidates (at most its candidate limit).
+     */
+    public record Scan(int limit, Latency latency, double meanAboveThreshold) {
+    }
+
+    /**
+     * The figures at one archive size. {@code coverageCount} is {@link Authority#vectorCoverage} timed
+     * alone: the count of eligible memories with a vector (V4) that every semantic and deep recall
+     * makes besides its scan.
+     */
+    public record SizeResult(int memories, Vectors vectors, Build build, long databaseBytes, Latency queryEmbedding,
+                             List<ModeLatency> modes, List<Scan> scans, Latency coverageCount) {
+    }
+
+    /** Everything one run measured, as {@code --json} writes it. */
+    public record Report(long seed, String java, int processors, long maxHeapBytes, String loadAtStart,
+                         String loadAtEnd, Embedding embedding, List<SizeResult> sizes) {
+    }
+}
