@@ -165,7 +165,7 @@ public final class SemanticHarness implements Callable<Integer> {
         List<String> measured = all.subList(WARMUP_QUERIES, all.size());
 
         Embedding embedding = embedding(embedder, measured);
-        print(embedding);
+        embedding.print(out);
 
         List<SizeResult> results = new ArrayList<>();
         for (int size : sizes) {
@@ -173,7 +173,7 @@ public final class SemanticHarness implements Callable<Integer> {
             Vectors source = vectors != null ? vectors : size <= REAL_VECTORS_UP_TO ? Vectors.REAL : Vectors.RANDOM;
             try (ScratchHome scratch = ScratchHome.create("semantic-" + size)) {
                 SizeResult r = run(scratch, size, source, embedder, warmup, measured);
-                print(r);
+                r.print(out);
                 results.add(r);
             }
         }
@@ -258,7 +258,7 @@ public final class SemanticHarness implements Callable<Integer> {
     /** Builds an archive of {@code size} memories with vectors in {@code scratch}, then times recalls. */
     SizeResult run(ScratchHome scratch, int size, Vectors source, TimedEmbedder embedder, List<String> warmup,
                    List<String> measured) {
-        out.printf(Locale.ROOT, "building %,d memories with %s vectors ...%n", size, name(source));
+        out.printf(Locale.ROOT, "building %,d memories with %s vectors ...%n", size, SemanticResults.name(source));
         try (Jiyi jiyi = Jiyi.open(scratch.home())) {
             Authority authority = jiyi.authority();
             Build build = build(authority, new ChatCorpus(seed, "semantic" + size), size, source, embedder);
@@ -457,49 +457,6 @@ public final class SemanticHarness implements Callable<Integer> {
     }
 
     // ---------------------------------------------------------------- the report
-
-    private void print(Embedding e) {
-        out.printf(Locale.ROOT, "local embedding model %s%n", e.fingerprint());
-        out.printf(Locale.ROOT, "  first embedding in this JVM%s: %.0f ms%n",
-                e.loadedBefore() ? " (model already loaded)" : " (model load included)", e.firstEmbedNanos() / 1e6);
-        for (Throughput t : e.throughput()) {
-            out.printf(Locale.ROOT, "  calls of %d texts, %-7s: %4d texts of %5.1f chars on average in %6.2f s = %6.1f texts/s%n",
-                    t.batch(), t.language() == null ? "all" : t.language().name().toLowerCase(Locale.ROOT), t.texts(),
-                    t.meanChars(), t.nanos() / 1e9, t.textsPerSecond());
-        }
-        out.printf(Locale.ROOT, "  one query alone (%d queries of %.1f chars on average): %s%n", e.queries(),
-                e.meanQueryChars(), e.query());
-    }
-
-    private void print(SizeResult r) {
-        Build b = r.build();
-        out.printf(Locale.ROOT, "%,d memories (%s vectors), database %.1f MiB; built in %.1f s: events %.1f s, "
-                        + "memories %.1f s, vectors %.1f s (%s) + %.1f s storing%n",
-                r.memories(), name(r.vectors()), r.databaseBytes() / 1048576.0, b.totalNanos() / 1e9,
-                b.eventsNanos() / 1e9, b.memoriesNanos() / 1e9, b.vectorsNanos() / 1e9,
-                r.vectors() == Vectors.REAL ? "embedding" : "generating", b.storeNanos() / 1e9);
-        out.printf(Locale.ROOT, "  query embedding inside semantic and deep recalls: %s%n", r.queryEmbedding());
-        for (ModeLatency m : r.modes()) {
-            String mode = m.mode().name().toLowerCase(Locale.ROOT);
-            if (m.mode() == RecallMode.FAST) {
-                out.printf(Locale.ROOT, "  %-8s recall: %s (%.1f results)%n", mode, m.total(), m.meanItems());
-            } else {
-                out.printf(Locale.ROOT, "  %-8s recall: %s; without the query embedding %s (%.1f results)%n", mode,
-                        m.total(), m.withoutQueryEmbedding(), m.meanItems());
-            }
-        }
-        for (Scan s : r.scans()) {
-            out.printf(Locale.ROOT, "  vector scan alone, %s: %s (%.0f above the %.2f cosine threshold on average)%n",
-                    s.limit() == 0 ? "all vectors (deep)" : String.format(Locale.ROOT, "%,d most recent (semantic)", s.limit()),
-                    s.latency(), s.meanAboveThreshold(), LocalEmbedder.COSINE_THRESHOLD);
-        }
-        out.printf(Locale.ROOT, "  vector coverage count alone (made by every semantic and deep recall): %s%n",
-                r.coverageCount());
-    }
-
-    private static String name(Vectors v) {
-        return v == Vectors.REAL ? "real (the local model's)" : "random (seeded unit vectors under the local model's fingerprint)";
-    }
 
     private void requireAtLeast(String option, int value, int min) {
         if (value < min) {

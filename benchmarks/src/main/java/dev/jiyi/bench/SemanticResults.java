@@ -4,8 +4,10 @@ import dev.jiyi.bench.SemanticHarness.Language;
 import dev.jiyi.bench.SemanticHarness.Vectors;
 
 import dev.jiyi.authority.Authority;
+import dev.jiyi.providers.LocalEmbedder;
 import dev.jiyi.ranking.Recall;
 import dev.jiyi.ranking.RecallMode;
+import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -41,6 +43,20 @@ final class SemanticResults {
     /** The local model: first embedding in this JVM, throughput, one query's latency. */
     public record Embedding(String fingerprint, boolean loadedBefore, long firstEmbedNanos, List<Throughput> throughput,
                             int queries, double meanQueryChars, Latency query) {
+
+        /** This measurement as the harness prints it. */
+        public void print(PrintStream out) {
+            out.printf(Locale.ROOT, "local embedding model %s%n", fingerprint());
+            out.printf(Locale.ROOT, "  first embedding in this JVM%s: %.0f ms%n",
+                    loadedBefore() ? " (model already loaded)" : " (model load included)", firstEmbedNanos() / 1e6);
+            for (Throughput t : throughput()) {
+                out.printf(Locale.ROOT, "  calls of %d texts, %-7s: %4d texts of %5.1f chars on average in %6.2f s = %6.1f texts/s%n",
+                        t.batch(), t.language() == null ? "all" : t.language().name().toLowerCase(Locale.ROOT), t.texts(),
+                        t.meanChars(), t.nanos() / 1e9, t.textsPerSecond());
+            }
+            out.printf(Locale.ROOT, "  one query alone (%d queries of %.1f chars on average): %s%n", queries(),
+                    meanQueryChars(), query());
+        }
     }
 
     /** Time spent building an archive, by step. */
@@ -73,10 +89,41 @@ final class SemanticResults {
      */
     public record SizeResult(int memories, Vectors vectors, Build build, long databaseBytes, Latency queryEmbedding,
                              List<ModeLatency> modes, List<Scan> scans, Latency coverageCount) {
+
+        /** This measurement as the harness prints it. */
+        public void print(PrintStream out) {
+            Build b = build();
+            out.printf(Locale.ROOT, "%,d memories (%s vectors), database %.1f MiB; built in %.1f s: events %.1f s, "
+                            + "memories %.1f s, vectors %.1f s (%s) + %.1f s storing%n",
+                    memories(), name(vectors()), databaseBytes() / 1048576.0, b.totalNanos() / 1e9,
+                    b.eventsNanos() / 1e9, b.memoriesNanos() / 1e9, b.vectorsNanos() / 1e9,
+                    vectors() == Vectors.REAL ? "embedding" : "generating", b.storeNanos() / 1e9);
+            out.printf(Locale.ROOT, "  query embedding inside semantic and deep recalls: %s%n", queryEmbedding());
+            for (ModeLatency m : modes()) {
+                String mode = m.mode().name().toLowerCase(Locale.ROOT);
+                if (m.mode() == RecallMode.FAST) {
+                    out.printf(Locale.ROOT, "  %-8s recall: %s (%.1f results)%n", mode, m.total(), m.meanItems());
+                } else {
+                    out.printf(Locale.ROOT, "  %-8s recall: %s; without the query embedding %s (%.1f results)%n", mode,
+                            m.total(), m.withoutQueryEmbedding(), m.meanItems());
+                }
+            }
+            for (Scan s : scans()) {
+                out.printf(Locale.ROOT, "  vector scan alone, %s: %s (%.0f above the %.2f cosine threshold on average)%n",
+                        s.limit() == 0 ? "all vectors (deep)" : String.format(Locale.ROOT, "%,d most recent (semantic)", s.limit()),
+                        s.latency(), s.meanAboveThreshold(), LocalEmbedder.COSINE_THRESHOLD);
+            }
+            out.printf(Locale.ROOT, "  vector coverage count alone (made by every semantic and deep recall): %s%n",
+                    coverageCount());
+        }
     }
 
     /** Everything one run measured, as {@code --json} writes it. */
     public record Report(long seed, String java, int processors, long maxHeapBytes, String loadAtStart,
                          String loadAtEnd, Embedding embedding, List<SizeResult> sizes) {
+    }
+
+    static String name(Vectors v) {
+        return v == Vectors.REAL ? "real (the local model's)" : "random (seeded unit vectors under the local model's fingerprint)";
     }
 }
