@@ -377,27 +377,13 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         try {
             ScopedBm25 memories = scoped(snapshot, MEMORIES, filter.scope());
             ScopedBm25 events = scoped(snapshot, EVENTS, filter.scope());
-            long scopeRows = memories.scopeRows() + events.scopeRows();
-            return new Coverage() {
-                @Override
-                public int words() {
-                    return words.size();
+            return Coverage.of(words.size(), memories.scopeRows() + events.scopeRows(), least -> {
+                try {
+                    return held(snapshot, memories, events, words, filter, least);
+                } catch (SQLException e) {
+                    throw new StorageException("measuring the query's evidence", e);
                 }
-
-                @Override
-                public long scopeRows() {
-                    return scopeRows;
-                }
-
-                @Override
-                public double held(int least) {
-                    try {
-                        return Fts5Index.this.held(snapshot, memories, events, words, filter, least);
-                    } catch (SQLException e) {
-                        throw new StorageException("measuring the query's evidence", e);
-                    }
-                }
-            };
+            });
         } catch (SQLException e) {
             throw new StorageException("measuring the query's evidence", e);
         }

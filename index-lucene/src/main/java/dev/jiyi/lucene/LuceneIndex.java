@@ -179,25 +179,11 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
             return Coverage.NONE;
         }
         follower.follow(snapshot);
-        long scopeRows = searcher.scopeRows(filter.scope());
-        return new Coverage() {
-            @Override
-            public int words() {
-                return words.size();
+        return Coverage.of(words.size(), searcher.scopeRows(filter.scope()), least -> {
+            synchronized (this) {
+                return searcher.held(words, filter, least);
             }
-
-            @Override
-            public long scopeRows() {
-                return scopeRows;
-            }
-
-            @Override
-            public double held(int least) {
-                synchronized (LuceneIndex.this) {
-                    return searcher.held(words, filter, least);
-                }
-            }
-        };
+        });
     }
 
     /** Deep mode: the HNSW graph's nearest eligible memories; semantic mode: the newest, compared exactly. */

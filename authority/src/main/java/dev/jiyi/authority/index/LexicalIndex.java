@@ -52,22 +52,27 @@ public interface LexicalIndex {
     interface Coverage {
 
         /** No searchable word at all: no evidence. */
-        Coverage NONE = new Coverage() {
-            @Override
-            public int words() {
-                return 0;
-            }
+        Coverage NONE = of(0, 0, least -> 0);
 
-            @Override
-            public long scopeRows() {
-                return 0;
-            }
+        /** The statistics of a query of {@code words} words in a scope of {@code scopeRows} rows. */
+        static Coverage of(int words, long scopeRows, java.util.function.IntToDoubleFunction held) {
+            return new Coverage() {
+                @Override
+                public int words() {
+                    return words;
+                }
 
-            @Override
-            public double held(int least) {
-                return 0;
-            }
-        };
+                @Override
+                public long scopeRows() {
+                    return scopeRows;
+                }
+
+                @Override
+                public double held(int least) {
+                    return held.applyAsDouble(least);
+                }
+            };
+        }
 
         /** How many words the query has. */
         int words();
