@@ -19,7 +19,6 @@ import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -141,17 +140,13 @@ final class EventCommand {
                 summary.put("failed_line", outcome.failedLine());
             }
             // With --extract: every committed event is queued (E5); now extract them, in order.
-            List<Ingest.Outcome> extractions = new ArrayList<>();
+            List<Ingest.Outcome> extractions = List.of();
             int code = ExitCode.OK;
             int untried = 0;
             if (extract) {
-                for (SubmitResult r : outcome.committed()) {
-                    if (!extractions.isEmpty() && extractions.getLast().stopsQueue()) {
-                        untried++; // the endpoint is down: one timeout, not one per line; retry resumes
-                        continue;
-                    }
-                    extractions.add(ingest.extract(r.event(), r.created()));
-                }
+                Ingest.Retry done = ingest.extractQueued(outcome.committed());
+                extractions = done.outcomes();
+                untried = done.untried();
                 Map<Ingest.Status, Long> counts = new java.util.EnumMap<>(Ingest.Status.class);
                 for (Ingest.Outcome o : extractions) {
                     counts.merge(o.status(), 1L, Long::sum);

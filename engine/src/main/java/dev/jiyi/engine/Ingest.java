@@ -179,6 +179,23 @@ public final class Ingest {
 
     private static final int PAGE = 100;
 
+    /**
+     * Extracts events a batch just queued (E5), in order, until the endpoint fails (a failure that
+     * stops the queue): the rest stay pending, counted as untried, for {@code retry} to resume.
+     */
+    public Retry extractQueued(List<SubmitResult> queued) {
+        List<Outcome> outcomes = new ArrayList<>();
+        int untried = 0;
+        for (SubmitResult r : queued) {
+            if (!outcomes.isEmpty() && outcomes.getLast().stopsQueue()) {
+                untried++; // the endpoint is down: one timeout, not one per line; retry resumes
+                continue;
+            }
+            outcomes.add(extract(r.event(), r.created()));
+        }
+        return new Retry(outcomes, untried);
+    }
+
     /** The reason prefix of an answer that was received but unusable: about this event, not the endpoint. */
     static final String MALFORMED_PREFIX = "extraction answer unusable: ";
 
