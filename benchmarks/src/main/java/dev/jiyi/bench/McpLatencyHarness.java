@@ -23,7 +23,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -99,17 +98,6 @@ public final class McpLatencyHarness implements Callable<Integer> {
 
     public static CommandLine command(PrintStream out) {
         return new CommandLine(new McpLatencyHarness(out));
-    }
-
-    /** Nearest-rank p50, p95 and maximum, in nanoseconds. */
-    public record Latency(long p50Nanos, long p95Nanos, long maxNanos) {
-
-        static Latency of(long[] nanos) {
-            long[] sorted = nanos.clone();
-            Arrays.sort(sorted);
-            return new Latency(IngestHarness.percentile(sorted, 50), IngestHarness.percentile(sorted, 95),
-                    sorted[sorted.length - 1]);
-        }
     }
 
     /**

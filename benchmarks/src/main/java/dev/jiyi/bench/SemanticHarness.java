@@ -2,7 +2,6 @@ package dev.jiyi.bench;
 
 import dev.jiyi.bench.SemanticResults.Build;
 import dev.jiyi.bench.SemanticResults.Embedding;
-import dev.jiyi.bench.SemanticResults.Latency;
 import dev.jiyi.bench.SemanticResults.ModeLatency;
 import dev.jiyi.bench.SemanticResults.Report;
 import dev.jiyi.bench.SemanticResults.Scan;
