@@ -153,8 +153,10 @@ public final class Snapshot {
             if (eventSequences.isEmpty()) {
                 return out;
             }
+            // The unary + keeps the planner on the primary key: by the scope's index it would read
+            // the whole scope to find a hundred turns (SQLite has no statistics to tell it otherwise).
             PreparedStatement ps = sql.prepare("SELECT sequence, session_id, occurred_at FROM events "
-                    + "WHERE sequence IN (SELECT value FROM json_each(?)) AND persona_id = ? AND project_id = ? "
+                    + "WHERE sequence IN (SELECT value FROM json_each(?)) AND +persona_id = ? AND +project_id = ? "
                     + "AND category = 'conversation' ORDER BY sequence");
             ps.setString(1, Sql.jsonArray(eventSequences));
             ps.setString(2, scope.personaId());
@@ -262,8 +264,8 @@ public final class Snapshot {
             }
             PreparedStatement ps = sql.prepare("SELECT " + Rows.qualified("e", Rows.EVENT_COLUMNS)
                     + ", EXISTS (SELECT 1 FROM memories m WHERE m.event_id = e.id) AS derived FROM events e "
-                    + "WHERE e.sequence IN (SELECT value FROM json_each(?)) AND e.persona_id = ? AND e.project_id = ? "
-                    + "ORDER BY e.sequence");
+                    + "WHERE e.sequence IN (SELECT value FROM json_each(?)) AND +e.persona_id = ? AND +e.project_id = ? "
+                    + "ORDER BY e.sequence"); // + : by primary key, never by a scan of the scope (turnContexts)
             ps.setString(1, Sql.jsonArray(eventSequences));
             ps.setString(2, scope.personaId());
             ps.setString(3, scope.projectId());

@@ -92,11 +92,79 @@ public final class Times {
 
     /** The stored (and returned) text form: {@code 2024-05-01T02:00:00.000000Z}. */
     public static String format(Instant instant) {
-        return instant == null ? null : STORED.format(instant);
+        if (instant == null) {
+            return null;
+        }
+        long seconds = instant.getEpochSecond();
+        if (seconds < 0 || seconds >= LAST_FOUR_DIGIT_YEAR) {
+            return STORED.format(instant);
+        }
+        // Written by hand: a recall reads and binds hundreds of times, and the formatter costs microseconds each.
+        long day = Math.floorDiv(seconds, 86_400);
+        int second = (int) Math.floorMod(seconds, 86_400);
+        java.time.LocalDate date = LocalDate.ofEpochDay(day);
+        char[] c = "0000-00-00T00:00:00.000000Z".toCharArray();
+        digits(c, 0, 4, date.getYear());
+        digits(c, 5, 2, date.getMonthValue());
+        digits(c, 8, 2, date.getDayOfMonth());
+        digits(c, 11, 2, second / 3600);
+        digits(c, 14, 2, second / 60 % 60);
+        digits(c, 17, 2, second % 60);
+        digits(c, 20, 6, instant.getNano() / 1_000);
+        return new String(c);
     }
 
     /** Reads the stored form back. */
     public static Instant read(String stored) {
-        return stored == null ? null : Instant.parse(stored);
+        if (stored == null) {
+            return null;
+        }
+        if (stored.length() != STORED_LENGTH || stored.charAt(4) != '-' || stored.charAt(10) != 'T'
+                || stored.charAt(19) != '.' || stored.charAt(26) != 'Z') {
+            return Instant.parse(stored);
+        }
+        int year = number(stored, 0, 4);
+        int month = number(stored, 5, 2);
+        int day = number(stored, 8, 2);
+        int hour = number(stored, 11, 2);
+        int minute = number(stored, 14, 2);
+        int second = number(stored, 17, 2);
+        int micros = number(stored, 20, 6);
+        if (year < 0 || month < 1 || month > 12 || day < 1 || day > 31 || hour < 0 || hour > 23 || minute < 0
+                || minute > 59 || second < 0 || second > 59 || micros < 0) {
+            return Instant.parse(stored); // not the stored form after all: the parser says what is wrong
+        }
+        long epochDay;
+        try {
+            epochDay = LocalDate.of(year, month, day).toEpochDay();
+        } catch (java.time.DateTimeException e) {
+            return Instant.parse(stored); // February 30th: the parser's own error
+        }
+        return Instant.ofEpochSecond(epochDay * 86_400 + hour * 3600L + minute * 60L + second, micros * 1_000L);
+    }
+
+    /** Length of the stored form with a four-digit year. */
+    private static final int STORED_LENGTH = 27;
+    /** The first second of the year 10000: later times have a longer year. */
+    private static final long LAST_FOUR_DIGIT_YEAR = 253_402_300_800L;
+
+    private static void digits(char[] into, int at, int width, int value) {
+        for (int i = at + width - 1; i >= at; i--) {
+            into[i] = (char) ('0' + value % 10);
+            value /= 10;
+        }
+    }
+
+    /** The decimal number of {@code width} digits at {@code at}, or -1 if a character is not a digit. */
+    private static int number(String s, int at, int width) {
+        int n = 0;
+        for (int i = at; i < at + width; i++) {
+            char ch = s.charAt(i);
+            if (ch < '0' || ch > '9') {
+                return -1;
+            }
+            n = n * 10 + (ch - '0');
+        }
+        return n;
     }
 }

@@ -141,4 +141,29 @@ class TimesTest {
             assertThat(Times.parse("t", Times.format(parsed))).isEqualTo(instant);
         }
     }
+
+    @Test
+    @DisplayName("E4 times are stored and read in UTC: the stored form written and read by hand is the formatter's, for any time kept")
+    void storedFormByHand() {
+        java.time.format.DateTimeFormatter formatter = java.time.format.DateTimeFormatter
+                .ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(java.time.ZoneOffset.UTC);
+        Random random = new Random(20261204);
+        List<Instant> times = new ArrayList<>(List.of(Instant.EPOCH, Instant.parse("1969-12-31T23:59:59.999999Z"),
+                Instant.parse("2024-02-29T23:59:59.999999Z"), Instant.parse("9999-12-31T23:59:59.999999Z"),
+                Instant.parse("0001-01-01T00:00:00Z")));
+        for (int i = 0; i < 10_000; i++) {
+            times.add(Times.truncate(Instant.ofEpochSecond(random.nextLong(-62_135_596_800L, 253_402_300_799L),
+                    random.nextInt(1_000_000_000))));
+        }
+        for (Instant t : times) {
+            Instant stored = Times.truncate(t);
+            assertThat(Times.format(stored)).isEqualTo(formatter.format(stored));
+            assertThat(Times.read(Times.format(stored))).isEqualTo(stored);
+        }
+        assertThat(Times.read("2024-05-01T02:00:00Z")).isEqualTo(Instant.parse("2024-05-01T02:00:00Z"));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Times.read("2024-02-30T00:00:00.000000Z"))
+                .isInstanceOf(java.time.DateTimeException.class);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Times.read("2024-0a-01T00:00:00.000000Z"))
+                .isInstanceOf(java.time.DateTimeException.class);
+    }
 }
