@@ -2,11 +2,13 @@ package dev.jiyi.analysis;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.IntToDoubleFunction;
+import java.util.function.ToLongFunction;
 
 /**
  * How much of a query a row covers, the arithmetic behind coverage scores (R11) and the evidence
@@ -76,6 +78,56 @@ public final class QueryCoverage {
         return out;
     }
 
+    /**
+     * The rows, summed over a search's terms, that one search may read: what bounds a search's cost
+     * as an archive grows. A search reads every row holding each of its terms (FTS5) or may have to
+     * (Lucene, whose top-k search skips only rows that cannot reach the top), so a long query or a
+     * dialogue of common words costs what those words hold, which grows with the archive. In a home
+     * of a few thousand rows no query comes near it.
+     */
+    public static final long SEARCHED_ROWS = 20_000;
+
+    /** The rarest terms a search always asks for, whatever they hold: as many as the ideal counts. */
+    public static final int SEARCHED_TERMS = IDEAL_TERMS;
+
+    /**
+     * The terms of a query that a search asks for (both indexes follow it, so they keep equal
+     * evidence): the terms some row of the table holds ({@code holding}, the table's rows holding a
+     * term, as both indexes count them), in the query's order; when together they hold more than
+     * {@link #SEARCHED_ROWS} rows, the rarest of them (the most informative) while they hold no more
+     * than that, and at least the {@link #SEARCHED_TERMS} rarest. Left out are the most common terms
+     * of a long query, the ones that add rows sharing nothing with it but a common word. Terms no row
+     * holds match nothing; they still count in the query's ideal.
+     */
+    public static List<String> searched(List<String> terms, ToLongFunction<String> holding) {
+        Map<String, Long> counted = new HashMap<>();
+        List<String> kept = new ArrayList<>(terms.size());
+        long total = 0;
+        for (String term : terms) {
+            long rows = holding.applyAsLong(term);
+            counted.put(term, rows);
+            if (rows > 0) {
+                kept.add(term);
+                total += rows;
+            }
+        }
+        if (total <= SEARCHED_ROWS) {
+            return kept;
+        }
+        List<String> rarest = new ArrayList<>(kept);
+        rarest.sort(Comparator.comparingLong(counted::get)); // stable: equal counts keep the query's order
+        Set<String> chosen = new HashSet<>();
+        long rows = 0;
+        for (String term : rarest) {
+            rows += counted.get(term);
+            if (chosen.size() >= SEARCHED_TERMS && rows > SEARCHED_ROWS) {
+                break;
+            }
+            chosen.add(term);
+        }
+        kept.removeIf(t -> !chosen.contains(t));
+        return kept;
+    }
 
     /** Rows a scope needs before {@link #evidence} measures anything. */
     public static final int EVIDENCE_MIN_ROWS = 50;

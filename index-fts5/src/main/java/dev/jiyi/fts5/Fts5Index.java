@@ -222,8 +222,12 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         }
         try {
             ScopedBm25 own = scoped(snapshot, MEMORIES, filter.scope());
-            List<Candidate> best = own.alone() ? bestMemories(snapshot, Fts5Terms.literal(searched), filter, limit)
-                    : eligibleBest(snapshot, own.ranked(searched), filter, limit);
+            List<String> asked = own.searched(searched);
+            if (asked.isEmpty()) {
+                return List.of();
+            }
+            List<Candidate> best = own.alone() ? bestMemories(snapshot, Fts5Terms.literal(asked), filter, limit)
+                    : eligibleBest(snapshot, own.ranked(asked), filter, limit);
             return coverage(best, own.ideal(searched));
         } catch (SQLException e) {
             throw new StorageException("finding memory candidates", e);
@@ -351,15 +355,19 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         }
         try {
             ScopedBm25 own = scoped(snapshot, EVENTS, scope);
+            List<String> asked = own.searched(searched);
+            if (asked.isEmpty()) {
+                return List.of();
+            }
             List<Candidate> best;
             if (own.alone()) {
                 PreparedStatement ps = snapshot.sql().prepare("SELECT rowid, rank FROM events_fts "
                         + "WHERE events_fts MATCH ? ORDER BY rank, rowid DESC LIMIT ?");
-                ps.setString(1, Fts5Terms.match(scope, Fts5Terms.literal(searched)));
+                ps.setString(1, Fts5Terms.match(scope, Fts5Terms.literal(asked)));
                 ps.setInt(2, limit);
                 best = candidates(ps);
             } else {
-                List<Candidate> ranked = own.ranked(searched);
+                List<Candidate> ranked = own.ranked(asked);
                 best = ranked.subList(0, Math.min(limit, ranked.size()));
             }
             return coverage(best, own.ideal(searched));
@@ -393,10 +401,10 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     private double held(Snapshot snapshot, ScopedBm25 memories, ScopedBm25 events, List<String> words,
                         Eligibility filter, int least) throws SQLException {
         double best = 0;
-        for (Candidate c : eligibleBest(snapshot, memories.held(words, least), filter, 1)) {
+        for (Candidate c : eligibleBest(snapshot, memories.held(memories.searched(words), least), filter, 1)) {
             best = Math.max(best, c.score() / memories.ideal(words));
         }
-        List<Candidate> held = events.held(words, least);
+        List<Candidate> held = events.held(events.searched(words), least);
         if (!held.isEmpty()) {
             best = Math.max(best, held.get(0).score() / events.ideal(words));
         }

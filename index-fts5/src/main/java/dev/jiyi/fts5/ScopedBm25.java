@@ -4,6 +4,7 @@ import dev.jiyi.analysis.ChineseTokens;
 import dev.jiyi.analysis.QueryCoverage;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.Sql;
+import dev.jiyi.authority.StorageException;
 import dev.jiyi.authority.index.Candidate;
 import dev.jiyi.authority.index.LexicalIndex;
 
@@ -46,6 +47,7 @@ final class ScopedBm25 {
     private final boolean alone;
     private final Map<String, Hits> hits = new HashMap<>();
     private final Map<String, Long> tableHolding = new HashMap<>();
+    private final Map<String, Long> scopeHolding = new HashMap<>();
     private long tableRows = -1;
     private long scopeRows = -1;
 
@@ -153,10 +155,21 @@ final class ScopedBm25 {
         Map<String, Double> absent = new HashMap<>();
         long rows = scopeRows();
         for (String term : terms) {
-            long n = alone ? tableHolding(term) : hits(term).rows.length;
+            long n = alone ? tableHolding(term) : scopeHolding(term);
             (n > 0 ? held : absent).put(term, idf(Math.max(rows, 1), Math.max(n, 1)));
         }
         return QueryCoverage.ideal(held, absent);
+    }
+
+    /** What a search of this table asks for ({@link QueryCoverage#searched}), by the table's rows holding each term. */
+    List<String> searched(List<String> terms) {
+        return QueryCoverage.searched(terms, term -> {
+            try {
+                return tableHolding(term);
+            } catch (SQLException e) {
+                throw new StorageException("counting the rows that hold a query term", e);
+            }
+        });
     }
 
     /** FTS5's IDF: log((N - n + 0.5) / (n + 0.5)), 1e-6 where that is not positive. */
@@ -189,6 +202,27 @@ final class ScopedBm25 {
         Hits h = new Hits(java.util.Arrays.copyOf(rows, n), java.util.Arrays.copyOf(saturation, n));
         hits.put(term, h);
         return h;
+    }
+
+    /**
+     * The scope's rows holding a term: those its search found, if it ran, else counted (FTS5 counts
+     * a match without ranking it, so a term the search prunes costs its count only); once a read.
+     */
+    private long scopeHolding(String term) throws SQLException {
+        Hits h = hits.get(term);
+        if (h != null) {
+            return h.rows.length;
+        }
+        Long cached = scopeHolding.get(term);
+        if (cached == null) {
+            PreparedStatement ps = sql.prepare("SELECT count(*) FROM " + table + " WHERE " + table + " MATCH ?");
+            ps.setString(1, "scope : \"" + scopeToken + "\" AND tokens : " + quoted(term));
+            try (ResultSet rs = ps.executeQuery()) {
+                cached = rs.next() ? rs.getLong(1) : 0;
+            }
+            scopeHolding.put(term, cached);
+        }
+        return cached;
     }
 
     /**

@@ -13,6 +13,7 @@ import org.apache.lucene.document.FieldType;
 import org.apache.lucene.document.KnnFloatVectorField;
 import org.apache.lucene.document.LongField;
 import org.apache.lucene.document.SortedDocValuesField;
+import org.apache.lucene.document.SortedNumericDocValuesField;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.index.IndexOptions;
 import org.apache.lucene.index.IndexReader;
@@ -162,16 +163,20 @@ final class Documents {
     /**
      * The memories {@code filter} admits, as filter clauses (no score): its scope, not revoked and,
      * unless history is included, {@code valid_at <= at < invalid_at} (T3), in the authority's
-     * microsecond precision.
+     * microsecond precision. The two times are checked on their doc values, document by document,
+     * for the documents the query's terms propose: almost every memory is valid now, so a range
+     * over the points would collect nearly the whole index before the search starts, and two
+     * exclusions (the few memories not valid now) would cut the search into as many pieces as there
+     * are exceptions.
      */
     static Query eligible(Eligibility filter) {
         BooleanQuery.Builder b = new BooleanQuery.Builder()
                 .add(inPool(livePool(filter.scope(), true)), BooleanClause.Occur.FILTER);
         if (!filter.includeHistory()) {
             long at = micros(filter.at());
-            b.add(LongField.newRangeQuery(VALID_AT, Long.MIN_VALUE, at), BooleanClause.Occur.FILTER);
-            b.add(LongField.newRangeQuery(INVALID_AT, at == Long.MAX_VALUE ? at : at + 1, Long.MAX_VALUE),
-                    BooleanClause.Occur.FILTER);
+            b.add(SortedNumericDocValuesField.newSlowRangeQuery(VALID_AT, Long.MIN_VALUE, at), BooleanClause.Occur.FILTER);
+            b.add(SortedNumericDocValuesField.newSlowRangeQuery(INVALID_AT, at == Long.MAX_VALUE ? at : at + 1,
+                    Long.MAX_VALUE), BooleanClause.Occur.FILTER);
         }
         return b.build();
     }

@@ -40,6 +40,12 @@ final class Handles {
     static final String VERSION = "jiyi.version";
     private static final int HNSW_M = 16;
     private static final int HNSW_BEAM = 100;
+    /**
+     * The largest segment merges make, in MB. A deletion rewrites the segments that held the deleted
+     * documents (D1, {@link PurgePolicy}), so this bounds what one deletion costs however large the
+     * archive; searches pay a little per segment in exchange.
+     */
+    static final int MAX_SEGMENT_MB = 16;
 
     final IndexHome home;
     final LuceneOptions options;
@@ -168,7 +174,12 @@ final class Handles {
         c.setOpenMode(mode);
         c.setCommitOnClose(false);
         c.setRAMBufferSizeMB(64);
-        c.setMergePolicy(new PurgePolicy(new TieredMergePolicy()));
+        TieredMergePolicy tiered = new TieredMergePolicy();
+        tiered.setMaxMergedSegmentMB(MAX_SEGMENT_MB);
+        // No compound files: a purge then writes its segment once, not a second time into one file.
+        tiered.setNoCFSRatio(0.0);
+        c.setUseCompoundFile(false);
+        c.setMergePolicy(new PurgePolicy(tiered));
         c.setCodec(codec(options.vectors()));
         return c;
     }

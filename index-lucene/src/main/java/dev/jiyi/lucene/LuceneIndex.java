@@ -74,6 +74,11 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
     private final LuceneFollower follower;
     private final LuceneSearcher searcher;
     private final LuceneVectors vectors;
+    /** The snapshot the index last followed the change log in: one recall follows it once, not per search. */
+    private Snapshot followed;
+    /** The last query analyzed and its terms: one recall asks for the same query's terms several times. */
+    private String analyzed;
+    private List<List<String>> analyzedPhrases = List.of();
 
     private LuceneIndex(Path root, LuceneOptions options) {
         this.handles = new Handles(root, options);
@@ -132,7 +137,30 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
     }
 
     private synchronized LuceneStatus follow(Snapshot s) {
-        return follower.follow(s);
+        return follow(s, true);
+    }
+
+    /**
+     * Follows the change log in {@code s}, unless this index already followed it in {@code s} and
+     * {@code again} is false: a snapshot's log does not move, so the searches of one recall (one
+     * snapshot) follow it once.
+     */
+    private LuceneStatus follow(Snapshot s, boolean again) {
+        if (!again && s == followed) {
+            return follower.status();
+        }
+        LuceneStatus status = follower.follow(s);
+        followed = s;
+        return status;
+    }
+
+    /** The query's terms as this index analyzes them ({@link LuceneSearcher#phrases}), the last query's kept. */
+    private List<List<String>> phrases(String query) {
+        if (!query.equals(analyzed)) {
+            analyzedPhrases = searcher.phrases(query);
+            analyzed = query;
+        }
+        return analyzedPhrases;
     }
 
     /**
@@ -147,6 +175,7 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
     public Rebuilt rebuild(Authority authority, LongConsumer fed) {
         return authority.read(s -> {
             synchronized (this) {
+                followed = null;
                 return follower.rebuild(s, fed);
             }
         });
@@ -154,31 +183,31 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
 
     @Override
     public synchronized List<Candidate> memories(Snapshot snapshot, String query, Eligibility filter, int limit) {
-        List<List<String>> phrases = searcher.phrases(query);
+        List<List<String>> phrases = phrases(query);
         if (phrases.isEmpty() || limit == 0) {
             return List.of();
         }
-        follower.follow(snapshot);
+        follow(snapshot, false);
         return searcher.memories(phrases, filter, limit);
     }
 
     @Override
     public synchronized List<Candidate> events(Snapshot snapshot, String query, Scope scope, int limit) {
-        List<List<String>> phrases = searcher.phrases(query);
+        List<List<String>> phrases = phrases(query);
         if (phrases.isEmpty() || limit == 0) {
             return List.of();
         }
-        follower.follow(snapshot);
+        follow(snapshot, false);
         return searcher.events(phrases, scope, limit);
     }
 
     @Override
     public synchronized Coverage coverage(Snapshot snapshot, String query, Eligibility filter) {
-        List<List<String>> words = LuceneSearcher.words(searcher.phrases(query));
+        List<List<String>> words = LuceneSearcher.words(phrases(query));
         if (words.isEmpty()) {
             return Coverage.NONE;
         }
-        follower.follow(snapshot);
+        follow(snapshot, false);
         return Coverage.of(words.size(), searcher.scopeRows(filter.scope()), least -> {
             synchronized (this) {
                 return searcher.held(words, filter, least);
@@ -192,7 +221,7 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
         if (q.k() == 0) {
             return new Neighbours(List.of(), 0);
         }
-        follower.follow(snapshot);
+        follow(snapshot, false);
         return vectors.nearest(snapshot, q);
     }
 

@@ -25,9 +25,12 @@ import org.apache.lucene.search.SortField;
 import org.apache.lucene.search.SortedNumericSelector;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.search.TopFieldCollectorManager;
 import org.apache.lucene.search.TopFieldDocs;
+import org.apache.lucene.search.TopScoreDocCollectorManager;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -49,9 +52,28 @@ final class LuceneSearcher {
     private static final double K1 = 1.2;
 
     private final Handles h;
+    private final ScopeCounts counts = new ScopeCounts();
+    /** The scoped searchers of the view last searched, by field and scope: the view's term statistics, counted once. */
+    private final Map<String, IndexSearcher> scoped = new HashMap<>();
+    private IndexReader scopedView;
 
     LuceneSearcher(Handles handles) {
         this.h = handles;
+    }
+
+    /** The searcher with {@code scope}'s statistics for {@code field} over {@code acquired}'s view, kept while the view is. */
+    private IndexSearcher scoped(IndexSearcher acquired, String field, Scope scope) throws IOException {
+        if (acquired.getIndexReader() != scopedView) {
+            scoped.clear();
+            scopedView = acquired.getIndexReader();
+        }
+        String key = field + '\u0001' + Documents.scope(scope);
+        IndexSearcher s = scoped.get(key);
+        if (s == null) {
+            s = ScopedSearcher.of(acquired, field, scope, counts);
+            scoped.put(key, s);
+        }
+        return s;
     }
 
     /** The query's terms as the index analyzes them, each a list of pieces (several: a phrase). */
@@ -60,15 +82,45 @@ final class LuceneSearcher {
     }
 
     List<Candidate> memories(List<List<String>> phrases, Eligibility filter, int limit) {
-        Query q = new BooleanQuery.Builder().add(terms(Documents.MEMORY_TEXT, phrases), BooleanClause.Occur.MUST)
-                .add(Documents.eligible(filter), BooleanClause.Occur.FILTER).build();
-        return ranked(q, Documents.MEMORY_TEXT, filter.scope(), phrases, limit);
+        return ranked(Documents.MEMORY_TEXT, Documents.eligible(filter), filter.scope(), phrases, limit);
     }
 
     List<Candidate> events(List<List<String>> phrases, Scope scope, int limit) {
-        Query q = new BooleanQuery.Builder().add(terms(Documents.EVENT_TEXT, phrases), BooleanClause.Occur.MUST)
-                .add(Documents.events(scope), BooleanClause.Occur.FILTER).build();
-        return ranked(q, Documents.EVENT_TEXT, scope, phrases, limit);
+        return ranked(Documents.EVENT_TEXT, Documents.events(scope), scope, phrases, limit);
+    }
+
+    /**
+     * The phrases a search of {@code field} asks for ({@link QueryCoverage#searched}, the rule both
+     * indexes follow), by the documents of the field holding each: a term's document frequency, a
+     * phrase's matching documents. The purge after a deletion leaves no deleted document behind, so
+     * these are the rows FTS5 counts.
+     */
+    private static List<List<String>> searched(IndexSearcher searcher, String field, List<List<String>> phrases)
+            throws IOException {
+        Map<String, List<String>> byTerm = new LinkedHashMap<>();
+        for (List<String> pieces : phrases) {
+            byTerm.put(String.join(" ", pieces), pieces);
+        }
+        IndexReader reader = searcher.getIndexReader();
+        List<String> kept;
+        try {
+            kept = QueryCoverage.searched(new ArrayList<>(byTerm.keySet()), term -> {
+                List<String> pieces = byTerm.get(term);
+                try {
+                    return pieces.size() == 1 ? reader.docFreq(new Term(field, pieces.get(0)))
+                            : searcher.count(term(field, pieces));
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+        List<List<String>> out = new ArrayList<>(kept.size());
+        for (String term : kept) {
+            out.add(byTerm.get(term));
+        }
+        return out;
     }
 
     /** The query's {@link LexicalIndex#words}, each as its pieces. */
@@ -121,19 +173,29 @@ final class LuceneSearcher {
     }
 
     /**
-     * The best {@code limit} by BM25, equal scores newest row first, the filter inside the query (L4);
+     * The best {@code limit} by BM25 of the phrases searched ({@link #searched}) among the documents
+     * {@code filter} admits, equal scores newest row first, the filter inside the query (L4);
      * each score divided by the query's ideal over {@code field} in the same view ({@link #ideal}).
      * Both count the statistics of {@code scope} ({@link ScopedSearcher}).
      */
-    private List<Candidate> ranked(Query query, String field, Scope scope, List<List<String>> phrases, int limit) {
+    private List<Candidate> ranked(String field, Query filter, Scope scope, List<List<String>> phrases, int limit) {
         try {
             return h.withSearcher(acquired -> {
-                IndexSearcher searcher = ScopedSearcher.of(acquired, field, scope);
+                List<List<String>> asked = searched(acquired, field, phrases);
+                if (asked.isEmpty()) {
+                    return List.<Candidate>of();
+                }
+                Query query = new BooleanQuery.Builder().add(terms(field, asked), BooleanClause.Occur.MUST)
+                        .add(filter, BooleanClause.Occur.FILTER).build();
+                IndexSearcher searcher = scoped(acquired, field, scope);
                 double ideal = ideal(searcher, field, phrases);
-                TopFieldDocs top = searcher.search(query, limit, BEST_FIRST, true);
+                // The score is the first sort field, so the collector reads it as it sorts (no second
+                // scoring pass), and skips what cannot enter the top from the first `limit` hits on.
+                TopFieldDocs top = searcher.search(query, new TopFieldCollectorManager(BEST_FIRST, limit, null, limit));
                 List<Candidate> out = new ArrayList<>(top.scoreDocs.length);
                 for (ScoreDoc hit : top.scoreDocs) {
-                    out.add(new Candidate((Long) ((FieldDoc) hit).fields[1], hit.score / ideal));
+                    Object[] sorted = ((FieldDoc) hit).fields;
+                    out.add(new Candidate((Long) sorted[1], (Float) sorted[0] / ideal));
                 }
                 return out;
             });
@@ -196,13 +258,13 @@ final class LuceneSearcher {
     private double held(String field, Scope scope, List<List<String>> words, Query filter, int least) {
         try {
             return h.withSearcher(acquired -> {
-                IndexSearcher searcher = ScopedSearcher.of(acquired, field, scope);
+                IndexSearcher searcher = scoped(acquired, field, scope);
                 TermWeights w = weights(searcher, field, words);
                 if (w == null || w.held().isEmpty()) {
                     return 0.0;
                 }
                 BooleanQuery.Builder any = new BooleanQuery.Builder();
-                for (List<String> pieces : words) {
+                for (List<String> pieces : searched(acquired, field, words)) {
                     Double weight = w.held().get(String.join(" ", pieces));
                     if (weight != null) {
                         any.add(new BoostQuery(new ConstantScoreQuery(term(field, pieces)), weight.floatValue()),
@@ -212,7 +274,8 @@ final class LuceneSearcher {
                 any.setMinimumNumberShouldMatch(least);
                 Query q = new BooleanQuery.Builder().add(any.build(), BooleanClause.Occur.MUST)
                         .add(filter, BooleanClause.Occur.FILTER).build();
-                TopDocs top = searcher.search(q, 1);
+                // Only the best row counts: prune from the first hit, and stop once a row holds every word.
+                TopDocs top = searcher.search(q, new TopScoreDocCollectorManager(1, null, 1));
                 return top.scoreDocs.length == 0 ? 0.0
                         : top.scoreDocs[0].score / QueryCoverage.ideal(w.held(), w.absent());
             });

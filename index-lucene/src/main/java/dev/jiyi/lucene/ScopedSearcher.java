@@ -2,11 +2,8 @@ package dev.jiyi.lucene;
 
 import dev.jiyi.authority.Scope;
 import org.apache.lucene.index.IndexReader;
-import org.apache.lucene.index.LeafReaderContext;
-import org.apache.lucene.index.PostingsEnum;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.CollectionStatistics;
-import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.TermStatistics;
 
@@ -24,20 +21,23 @@ import java.util.Map;
  * length totals). FTS5 does the same ({@code ScopedBm25}); the contract test holds both to it.
  *
  * <p>A term's documents in the scope are counted when the search or the query's ideal first asks
- * for them (its postings intersected with the scope's), once per searcher: make one per search.
+ * for them, segment by segment, and kept for each segment's life ({@link ScopeCounts}); a searcher
+ * serves one point-in-time view, so {@link LuceneSearcher} keeps one per view, field and scope.
  */
 final class ScopedSearcher extends IndexSearcher {
 
     private final String field;
     private final Term scope;
     private final long documents;
+    private final ScopeCounts counts;
     private final Map<Term, Long> holding = new HashMap<>();
 
-    private ScopedSearcher(IndexReader reader, String field, Term scope, long documents) {
+    private ScopedSearcher(IndexReader reader, String field, Term scope, long documents, ScopeCounts counts) {
         super(reader);
         this.field = field;
         this.scope = scope;
         this.documents = documents;
+        this.counts = counts;
     }
 
     /**
@@ -45,7 +45,7 @@ final class ScopedSearcher extends IndexSearcher {
      * {@code base} itself when every document of the field is the scope's (its statistics are the
      * scope's already) or none has the field.
      */
-    static IndexSearcher of(IndexSearcher base, String field, Scope scope) throws IOException {
+    static IndexSearcher of(IndexSearcher base, String field, Scope scope, ScopeCounts counts) throws IOException {
         if (base.collectionStatistics(field) == null) {
             return base;
         }
@@ -56,7 +56,7 @@ final class ScopedSearcher extends IndexSearcher {
             return base;
         }
         ScopedSearcher s = new ScopedSearcher(base.getIndexReader(), field, new Term(Documents.SCOPE,
-                Documents.scope(scope)), documents);
+                Documents.scope(scope)), documents, counts);
         s.setSimilarity(base.getSimilarity());
         return s;
     }
@@ -73,36 +73,15 @@ final class ScopedSearcher extends IndexSearcher {
     }
 
     /**
-     * The scope's documents holding {@code term}: the two postings lists intersected leaf by leaf,
-     * deleted documents not yet merged away included, as Lucene's own document frequencies and the
-     * scope's document count include them.
+     * The scope's documents holding {@code term}, deleted documents not yet merged away included, as
+     * Lucene's own document frequencies and the scope's document count include them ({@link ScopeCounts}).
      */
     private long inScope(Term term) throws IOException {
         Long cached = holding.get(term);
         if (cached != null) {
             return cached;
         }
-        long n = 0;
-        for (LeafReaderContext leaf : getIndexReader().leaves()) {
-            PostingsEnum a = leaf.reader().postings(term, PostingsEnum.NONE);
-            PostingsEnum b = a == null ? null : leaf.reader().postings(scope, PostingsEnum.NONE);
-            if (b == null) {
-                continue;
-            }
-            int x = a.nextDoc();
-            int y = b.nextDoc();
-            while (x != DocIdSetIterator.NO_MORE_DOCS && y != DocIdSetIterator.NO_MORE_DOCS) {
-                if (x == y) {
-                    n++;
-                    x = a.nextDoc();
-                    y = b.nextDoc();
-                } else if (x < y) {
-                    x = a.advance(y);
-                } else {
-                    y = b.advance(x);
-                }
-            }
-        }
+        long n = counts.holding(getIndexReader(), term, scope);
         holding.put(term, n);
         return n;
     }
