@@ -92,8 +92,10 @@ final class LuceneSearcher {
     /**
      * The phrases a search of {@code field} asks for ({@link QueryCoverage#searched}, the rule both
      * indexes follow), by the documents of the field holding each: a term's document frequency, a
-     * phrase's matching documents. The purge after a deletion leaves no deleted document behind, so
-     * these are the rows FTS5 counts.
+     * phrase's matching documents. These are the rows FTS5 counts, but for the old versions of
+     * replaced documents (a revocation, a stored vector) that no merge has dropped yet, which a term's
+     * document frequency still counts (a deletion's purge drops its own): so after replacements the
+     * two indexes may leave out different terms of a query whose terms hold about SEARCHED_ROWS.
      */
     private static List<List<String>> searched(IndexSearcher searcher, String field, List<List<String>> phrases)
             throws IOException {
