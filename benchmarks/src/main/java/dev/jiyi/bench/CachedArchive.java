@@ -101,6 +101,22 @@ public final class CachedArchive {
     }
 
     /**
+     * The realistic archive of {@code size} turns of {@link ZipfCorpus} made from {@code seed}, one
+     * event and one memory each, in its four scopes: the cached one if complete, else built now.
+     */
+    public static CachedArchive openZipf(Path root, int size, long seed, int chunkSize, PrintStream log) {
+        if (size < 1 || chunkSize < 1) {
+            throw new IllegalArgumentException("size and chunk size must be at least 1");
+        }
+        return open(root, "zipf-" + size + "-s" + seed + "-v" + ZIPF_VERSION,
+                String.format(Locale.ROOT, "a realistic archive of %,d turns", size),
+                archive -> archive.buildZipf(new ZipfCorpus(seed, size), chunkSize), log);
+    }
+
+    /** Changes with any change to {@link ZipfCorpus}'s output, so that no stale archive is reused. */
+    static final int ZIPF_VERSION = 1;
+
+    /**
      * The archive called {@code name} under {@code root}: the cached one if its properties say it is
      * complete, else an empty directory that {@code build} fills (through {@link #home()}, recording
      * figures with {@link #record}) before it is marked complete. An archive left incomplete by an
@@ -200,6 +216,31 @@ public final class CachedArchive {
         long t = System.nanoTime();
         try (Jiyi reopened = Jiyi.open(home())) {
             properties.setProperty("fts5RebuildNanos", Long.toString(System.nanoTime() - t));
+        }
+    }
+
+    private void buildZipf(ZipfCorpus corpus, int chunkSize) {
+        long events = 0;
+        long memories = 0;
+        try (Jiyi jiyi = Jiyi.open(home())) {
+            Authority authority = jiyi.authority();
+            for (long from = 0; from < corpus.size(); from += chunkSize) {
+                long to = Math.min(corpus.size(), from + chunkSize);
+                List<EventSubmission> chunk = corpus.events(from, to);
+                long t = System.nanoTime();
+                DeletionHarness.require(authority.submitEvents(chunk));
+                events += System.nanoTime() - t;
+                List<Derivation> drafts = new ArrayList<>(chunk.size());
+                for (int i = 0; i < chunk.size(); i++) {
+                    drafts.add(corpus.memory(chunk.get(i), from + i));
+                }
+                t = System.nanoTime();
+                DeletionHarness.require(authority.addMemories(drafts));
+                memories += System.nanoTime() - t;
+            }
+            properties.setProperty("memories", Long.toString(corpus.size()));
+            properties.setProperty("eventsNanos", Long.toString(events));
+            properties.setProperty("memoriesNanos", Long.toString(memories));
         }
     }
 

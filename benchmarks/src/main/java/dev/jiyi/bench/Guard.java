@@ -138,7 +138,8 @@ public final class Guard implements Callable<Integer> {
         out.printf(Locale.ROOT, "jiyi bench guard: %d bounds, Java %s, %d processors, load average at start %s%n",
                 parsed.size(), System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(),
                 IngestHarness.loadAverage());
-        Map<Key, Double> scores = measure(parsed);
+        Map<Key, Double> p99 = new LinkedHashMap<>();
+        Map<Key, Double> scores = measure(parsed, p99);
         Map<Integer, Double> hnswRecall = new HashMap<>();
         for (Bound b : parsed) {
             if (b instanceof Bound.Hnsw h && !hnswRecall.containsKey(h.size())) {
@@ -147,11 +148,11 @@ public final class Guard implements Callable<Integer> {
         }
         out.println();
         if (!scores.isEmpty()) {
-            out.println("mean ms per call:");
+            out.println("ms per call, mean and p99:");
         }
-        scores.forEach((k, v) -> out.printf(Locale.ROOT, "  %-40s %10.3f%n", k, v));
+        scores.forEach((k, v) -> out.printf(Locale.ROOT, "  %-44s %10.3f %10.3f%n", k, v, p99.getOrDefault(k, Double.NaN)));
         hnswRecall.forEach((size, r) -> out.printf(Locale.ROOT, "  hnsw recall@%d at %,d: %.3f%n", GuardBounds.K, size, r));
-        List<Verdict> verdicts = GuardBounds.check(parsed, scores, hnswRecall);
+        List<Verdict> verdicts = GuardBounds.check(parsed, new GuardBounds.Figures(scores, p99, hnswRecall));
         out.println();
         verdicts.forEach(v -> out.println(v.line()));
         long failed = verdicts.stream().filter(v -> !v.ok()).count();
@@ -173,7 +174,7 @@ public final class Guard implements Callable<Integer> {
     }
 
     /** One JMH run per benchmark family the bounds read, over the sizes and variants they name. */
-    private Map<Key, Double> measure(List<Bound> parsed) throws RunnerException {
+    private Map<Key, Double> measure(List<Bound> parsed, Map<Key, Double> p99) throws RunnerException {
         Map<Family, Set<String>> methods = new LinkedHashMap<>();
         Map<Family, Set<Integer>> sizes = new HashMap<>();
         Map<Family, Set<String>> variants = new HashMap<>();
@@ -209,6 +210,7 @@ public final class Guard implements Callable<Integer> {
                 Key k = new Key(f.prefix + "." + method, r.getParams().getParam(f.variantParam),
                         Integer.parseInt(r.getParams().getParam("size")));
                 scores.put(k, r.getPrimaryResult().getScore());
+                p99.put(k, r.getPrimaryResult().getStatistics().getPercentile(99));
             }
         }
         return scores;

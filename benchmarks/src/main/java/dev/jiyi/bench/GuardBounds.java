@@ -22,6 +22,8 @@ final class GuardBounds {
     /** One JMH benchmark method, by the short name bounds use: {@code fastRecall.lucene}, {@code semantic.hnsw}. */
     enum Family {
         FAST_RECALL("fastRecall", FastRecallBenchmark.class, "kind", Set.of("fts5", "lucene"),
+                Set.of("KNOWN_ITEM", "TOPICAL", "LONG", "DIALOGUE")),
+        UNIFORM_RECALL("uniformRecall", UniformRecallBenchmark.class, "kind", Set.of("fts5", "lucene"),
                 Set.of("WINDOW", "COMMON", "FREQUENT", "LONG")),
         SEMANTIC("semantic", SemanticRecallBenchmark.class, "mode", Set.of("exact", "hnsw"), Set.of("SEMANTIC", "DEEP"));
 
@@ -73,8 +75,8 @@ final class GuardBounds {
         /** The measured benchmarks the bound reads. */
         List<Key> keys();
 
-        /** The figure from the scores (and HNSW recalls by size). */
-        double figure(Map<Key, Double> scores, Map<Integer, Double> hnswRecall);
+        /** The figure from what was measured. */
+        double figure(Figures measured);
 
         String describe();
 
@@ -89,8 +91,8 @@ final class GuardBounds {
                 return List.of(new Key(benchmark, variant, from), new Key(benchmark, variant, to));
             }
 
-            public double figure(Map<Key, Double> scores, Map<Integer, Double> hnswRecall) {
-                return scores.get(keys().get(1)) / scores.get(keys().get(0));
+            public double figure(Figures measured) {
+                return measured.mean().get(keys().get(1)) / measured.mean().get(keys().get(0));
             }
 
             public String describe() {
@@ -111,12 +113,37 @@ final class GuardBounds {
                 return List.of(new Key(benchmark, variant, size), new Key(against, variant, size));
             }
 
-            public double figure(Map<Key, Double> scores, Map<Integer, Double> hnswRecall) {
-                return scores.get(keys().get(0)) / scores.get(keys().get(1));
+            public double figure(Figures measured) {
+                return measured.mean().get(keys().get(0)) / measured.mean().get(keys().get(1));
             }
 
             public String describe() {
                 return String.format(Locale.ROOT, "ratio %s / %s %s at %,d", benchmark, against,
+                        variant.toLowerCase(Locale.ROOT), size);
+            }
+        }
+
+        /**
+         * {@code mean BENCHMARK VARIANT SIZE <= MS} or {@code p99 ...}: one benchmark's mean or 99th
+         * percentile time per call, in milliseconds: a bound of the machine it was set on (2 cores).
+         */
+        record Time(int line, Statistic statistic, String benchmark, String variant, int size, double bound)
+                implements Bound {
+
+            public boolean atLeast() {
+                return false;
+            }
+
+            public List<Key> keys() {
+                return List.of(new Key(benchmark, variant, size));
+            }
+
+            public double figure(Figures measured) {
+                return (statistic == Statistic.MEAN ? measured.mean() : measured.p99()).get(keys().get(0));
+            }
+
+            public String describe() {
+                return String.format(Locale.ROOT, "%s ms %s %s at %,d", statistic.code, benchmark,
                         variant.toLowerCase(Locale.ROOT), size);
             }
         }
@@ -132,14 +159,29 @@ final class GuardBounds {
                 return List.of();
             }
 
-            public double figure(Map<Key, Double> scores, Map<Integer, Double> hnswRecall) {
-                return hnswRecall.get(size);
+            public double figure(Figures measured) {
+                return measured.hnswRecall().get(size);
             }
 
             public String describe() {
                 return String.format(Locale.ROOT, "hnsw recall@%d / exact at %,d", K, size);
             }
         }
+    }
+
+    /** A time bound's statistic. */
+    enum Statistic {
+        MEAN("mean"), P99("p99");
+
+        final String code;
+
+        Statistic(String code) {
+            this.code = code;
+        }
+    }
+
+    /** What a guard run measured: each benchmark's mean and 99th percentile ms per call, and HNSW's recall by size. */
+    record Figures(Map<Key, Double> mean, Map<Key, Double> p99, Map<Integer, Double> hnswRecall) {
     }
 
     /** A bounds file that cannot be read as bounds: names the line and the rule, never echoes the text. */
@@ -178,11 +220,16 @@ final class GuardBounds {
                     }
                     yield new Bound.Ratio(n, a, b, variant(a, f[4], n), size(f[5], n), bound(f, n, "<="));
                 }
+                case "mean", "p99" -> {
+                    expect(f, n, 6, f[0] + " BENCHMARK VARIANT SIZE <= MS");
+                    yield new Bound.Time(n, f[0].equals("mean") ? Statistic.MEAN : Statistic.P99, benchmark(f[1], n),
+                            variant(f[1], f[2], n), size(f[3], n), bound(f, n, "<="));
+                }
                 case "hnsw" -> {
                     expect(f, n, 4, "hnsw SIZE >= X");
                     yield new Bound.Hnsw(n, size(f[1], n), bound(f, n, ">="));
                 }
-                default -> throw new BoundsException(n, "must start with growth, ratio or hnsw");
+                default -> throw new BoundsException(n, "must start with growth, ratio, mean, p99 or hnsw");
             });
         }
         if (out.isEmpty()) {
@@ -199,8 +246,8 @@ final class GuardBounds {
 
     private static String benchmark(String name, int line) {
         if (Family.of(name) == null) {
-            throw new BoundsException(line, "unknown benchmark: must be fastRecall.fts5, fastRecall.lucene, semantic.exact"
-                    + " or semantic.hnsw");
+            throw new BoundsException(line, "unknown benchmark: must be fastRecall.fts5, fastRecall.lucene, uniformRecall.fts5,"
+                    + " uniformRecall.lucene, semantic.exact or semantic.hnsw");
         }
         return name;
     }
@@ -210,8 +257,8 @@ final class GuardBounds {
         Family family = Family.of(benchmark);
         String upper = v.toUpperCase(Locale.ROOT);
         if (family == null || !family.variants.contains(upper)) {
-            throw new BoundsException(line, "unknown variant: fastRecall takes window, common, frequent or long;"
-                    + " semantic takes semantic or deep");
+            throw new BoundsException(line, "unknown variant: fastRecall takes known_item, topical, long or dialogue;"
+                    + " uniformRecall window, common, frequent or long; semantic semantic or deep");
         }
         return upper;
     }
@@ -261,15 +308,17 @@ final class GuardBounds {
     }
 
     /** Each bound's verdict on the figures measured. */
-    static List<Verdict> check(List<Bound> bounds, Map<Key, Double> scores, Map<Integer, Double> hnswRecall) {
+    static List<Verdict> check(List<Bound> bounds, Figures measured) {
         List<Verdict> out = new ArrayList<>();
         for (Bound b : bounds) {
+            Map<Key, Double> read = b instanceof Bound.Time t && t.statistic() == Statistic.P99 ? measured.p99()
+                    : measured.mean();
             for (Key k : b.keys()) {
-                if (!scores.containsKey(k)) {
+                if (!read.containsKey(k)) {
                     throw new IllegalStateException("no score was measured for " + k);
                 }
             }
-            double figure = b.figure(scores, hnswRecall);
+            double figure = b.figure(measured);
             boolean ok = b.atLeast() ? figure >= b.bound() : figure <= b.bound();
             out.add(new Verdict(b, figure, ok));
         }

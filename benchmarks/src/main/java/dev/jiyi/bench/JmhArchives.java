@@ -68,6 +68,19 @@ final class JmhArchives {
     }
 
     /**
+     * The realistic archive of {@code size} turns ({@link ZipfCorpus} of {@link ChatCorpus#DEFAULT_SEED}),
+     * cached or built now, with its Lucene index built and caught up.
+     */
+    static CachedArchive openZipf(int size) {
+        ChineseTokens.warmUp();
+        CachedArchive archive = CachedArchive.openZipf(root(), size, ChatCorpus.DEFAULT_SEED, CHUNK, System.out);
+        try (Jiyi jiyi = Jiyi.open(archive.home())) {
+            ensureLucene(archive, jiyi);
+        }
+        return archive;
+    }
+
+    /**
      * Builds the home's Lucene index (timed into {@code archive.properties}) unless the archive has a
      * complete one, then catches it up with the authority: a search must never pay for indexing.
      */

@@ -23,20 +23,25 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class GuardTest {
 
     @Test
-    @DisplayName("B1 the built-in bounds parse: growth from 10k to 1M, Lucene against FTS5 with common-character queries, HNSW against exact")
+    @DisplayName("B1 the built-in bounds parse: p99 at 1M for every query kind on the realistic archive, growth from 10k to 1M, FTS5's times, Lucene against FTS5, HNSW against exact")
     void builtInBoundsParse() throws IOException {
         List<Bound> bounds;
         try (InputStream in = Guard.class.getResourceAsStream(Guard.DEFAULT_BOUNDS)) {
             assertThat(in).isNotNull();
             bounds = GuardBounds.parse(new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList());
         }
-        assertThat(bounds).anySatisfy(b -> assertThat(b).isEqualTo(
-                new Bound.Growth(((Bound.Growth) b).line(), "fastRecall.lucene", "WINDOW", 10_000, 1_000_000,
-                        ((Bound.Growth) b).bound())));
+        assertThat(bounds).filteredOn(b -> b instanceof Bound.Growth g && g.benchmark().equals("fastRecall.lucene")
+                && g.variant().equals("KNOWN_ITEM") && g.from() == 10_000 && g.to() == 1_000_000).hasSize(1);
         assertThat(bounds).filteredOn(b -> b instanceof Bound.Ratio r && r.benchmark().equals("fastRecall.lucene")
                 && r.against().equals("fastRecall.fts5")).isNotEmpty();
-        assertThat(bounds).filteredOn(b -> b.keys().stream().anyMatch(k -> k.variant().equals("COMMON"))).isNotEmpty();
+        assertThat(bounds).filteredOn(b -> b instanceof Bound.Time t && t.benchmark().equals("fastRecall.fts5"))
+                .as("FTS5, the contract path, is bounded too").hasSizeGreaterThanOrEqualTo(2);
         assertThat(bounds).filteredOn(b -> b instanceof Bound.Hnsw).isNotEmpty();
+        for (String kind : List.of("KNOWN_ITEM", "TOPICAL", "LONG", "DIALOGUE")) {
+            assertThat(bounds).as("a p99 bound at 1M for " + kind).anySatisfy(b -> assertThat(b).isInstanceOfSatisfying(
+                    Bound.Time.class, t -> assertThat(List.of(t.statistic(), t.benchmark(), t.variant(), t.size()))
+                            .isEqualTo(List.of(GuardBounds.Statistic.P99, "fastRecall.lucene", kind, 1_000_000))));
+        }
     }
 
     @Test
@@ -44,40 +49,53 @@ class GuardTest {
     void verdicts() {
         List<Bound> bounds = GuardBounds.parse(List.of(
                 "# a comment", "",
-                "growth fastRecall.lucene window 10000 1000000 <= 10   # trailing comment",
-                "ratio fastRecall.lucene / fastRecall.fts5 window 1000000 <= 0.5",
-                "hnsw 100000 >= 0.95"));
+                "growth uniformRecall.lucene window 10000 1000000 <= 10   # trailing comment",
+                "ratio uniformRecall.lucene / uniformRecall.fts5 window 1000000 <= 0.5",
+                "hnsw 100000 >= 0.95",
+                "p99 fastRecall.lucene known_item 1000000 <= 10",
+                "mean fastRecall.fts5 long 1000000 <= 1000"));
+        Map<Key, Double> p99 = Map.of(new Key("fastRecall.lucene", "KNOWN_ITEM", 1_000_000), 12.5);
         Map<Key, Double> scores = Map.of(
-                new Key("fastRecall.lucene", "WINDOW", 10_000), 2.0,
-                new Key("fastRecall.lucene", "WINDOW", 1_000_000), 30.0,
-                new Key("fastRecall.fts5", "WINDOW", 1_000_000), 100.0);
+                new Key("fastRecall.lucene", "KNOWN_ITEM", 1_000_000), 4.0,
+                new Key("fastRecall.fts5", "LONG", 1_000_000), 900.0,
+                new Key("uniformRecall.lucene", "WINDOW", 10_000), 2.0,
+                new Key("uniformRecall.lucene", "WINDOW", 1_000_000), 30.0,
+                new Key("uniformRecall.fts5", "WINDOW", 1_000_000), 100.0);
 
-        List<Verdict> v = GuardBounds.check(bounds, scores, Map.of(100_000, 0.97));
-        assertThat(v).extracting(Verdict::ok).containsExactly(false, true, true);
+        List<Verdict> v = GuardBounds.check(bounds, new GuardBounds.Figures(scores, p99, Map.of(100_000, 0.97)));
+        assertThat(v).extracting(Verdict::ok).containsExactly(false, true, true, false, true);
+        assertThat(v.get(3).line()).startsWith("FAIL").contains("p99 ms fastRecall.lucene known_item at 1,000,000",
+                "12.500", "worse by 2.500");
+        assertThat(v.get(4).line()).startsWith("OK").contains("mean ms fastRecall.fts5 long at 1,000,000", "margin 100.000");
         assertThat(v.get(0).figure()).isEqualTo(15.0);
-        assertThat(v.get(0).line()).startsWith("FAIL").contains("growth fastRecall.lucene window 10,000 -> 1,000,000",
+        assertThat(v.get(0).line()).startsWith("FAIL").contains("growth uniformRecall.lucene window 10,000 -> 1,000,000",
                 "15.000", "<= 10.000", "worse by 5.000");
         assertThat(v.get(1).line()).startsWith("OK").contains("0.300", "margin 0.200");
         assertThat(v.get(2).line()).startsWith("OK").contains(">= 0.950", "margin 0.020");
 
-        assertThat(GuardBounds.check(bounds, scores, Map.of(100_000, 0.90)).get(2).ok()).isFalse();
-        assertThatThrownBy(() -> GuardBounds.check(bounds, Map.of(), Map.of(100_000, 0.97)))
-                .hasMessageContaining("no score was measured for fastRecall.lucene window 10000");
+        assertThat(GuardBounds.check(bounds, new GuardBounds.Figures(scores, p99, Map.of(100_000, 0.90))).get(2).ok()).isFalse();
+        assertThatThrownBy(() -> GuardBounds.check(bounds, new GuardBounds.Figures(scores, Map.of(), Map.of(100_000, 0.97))))
+                .hasMessageContaining("no score was measured for fastRecall.lucene known_item 1000000");
+        assertThatThrownBy(() -> GuardBounds.check(bounds, new GuardBounds.Figures(Map.of(), Map.of(), Map.of(100_000, 0.97))))
+                .hasMessageContaining("no score was measured for uniformRecall.lucene window 10000");
     }
 
     @Test
     @DisplayName("B1 a malformed bounds line is refused by line number and rule, never echoed")
     void malformedBounds() {
-        assertBad("growth fastRecall.lucene window 10000 <= 3", "bounds line 1: must read 'growth BENCHMARK");
-        assertBad("ratio fastRecall.lucene fastRecall.fts5 window 10000 x <= 1", "'/' between");
-        assertBad("ratio fastRecall.lucene / semantic.exact window 10000 <= 1", "one benchmark family");
-        assertBad("growth fastRecall.sqlite window 10000 100000 <= 3", "unknown benchmark");
-        assertBad("growth fastRecall.lucene window ten 100000 <= 3", "whole number");
-        assertBad("growth fastRecall.lucene window 10000 100000 >= 3", "operator must be <=");
+        assertBad("growth uniformRecall.lucene window 10000 <= 3", "bounds line 1: must read 'growth BENCHMARK");
+        assertBad("ratio uniformRecall.lucene uniformRecall.fts5 window 10000 x <= 1", "'/' between");
+        assertBad("ratio uniformRecall.lucene / semantic.exact window 10000 <= 1", "one benchmark family");
+        assertBad("growth uniformRecall.sqlite window 10000 100000 <= 3", "unknown benchmark");
+        assertBad("growth uniformRecall.lucene window ten 100000 <= 3", "whole number");
+        assertBad("growth uniformRecall.lucene window 10000 100000 >= 3", "operator must be <=");
         assertBad("hnsw 100000 >= -1", "positive number");
         assertBad("hnsw 100000 >= NaN", "positive number");
-        assertBad("drop table bounds", "must start with growth, ratio or hnsw");
-        assertBad("growth fastRecall.lucene windw 10000 100000 <= 3", "unknown variant");
+        assertBad("drop table bounds", "must start with growth, ratio, mean, p99 or hnsw");
+        assertBad("p99 fastRecall.lucene known_item 1000000 10", "must read 'p99 BENCHMARK VARIANT SIZE <= MS'");
+        assertBad("p99 fastRecall.lucene window 1000000 <= 10", "unknown variant");
+        assertBad("mean fastRecall.lucene topical 1000000 <= -3", "positive number");
+        assertBad("growth uniformRecall.lucene windw 10000 100000 <= 3", "unknown variant");
         assertBad("ratio semantic.hnsw / semantic.exact window 10000 <= 1", "unknown variant");
         assertBad("# only a comment", "holds no bound");
         assertThatThrownBy(() -> GuardBounds.parse(List.of("hnsw 1000 >= 0.9", "", "secret-value")))
@@ -95,28 +113,29 @@ class GuardTest {
         Path archives = dir.resolve("archives");
         Path generous = dir.resolve("generous.txt");
         Files.writeString(generous, String.join("\n",
-                "growth fastRecall.lucene window 300 600 <= 1000",
-                "ratio fastRecall.lucene / fastRecall.fts5 common 300 <= 1000",
+                "growth uniformRecall.lucene window 300 600 <= 1000",
+                "ratio uniformRecall.lucene / uniformRecall.fts5 common 300 <= 1000",
                 "ratio semantic.hnsw / semantic.exact deep 300 <= 1000",
-                "hnsw 300 >= 0.5", ""));
+                "hnsw 300 >= 0.5",
+                "p99 fastRecall.lucene known_item 300 <= 5000", ""));
         Run ok = guard("--bounds", generous.toString(), "--archives", archives.toString(), "--forks", "0",
                 "--warmup", "1", "--iterations", "1", "--time", "100", "--quiet");
         assertThat(ok.code()).as(ok.out()).isZero();
-        assertThat(ok.out()).contains("4 of 4 bounds hold", "fastRecall.lucene window 600", "fastRecall.fts5 common 300",
+        assertThat(ok.out()).contains("5 of 5 bounds hold", "fastRecall.lucene known_item 300", "uniformRecall.lucene window 600", "uniformRecall.fts5 common 300",
                         "semantic.hnsw deep 300", "hnsw recall@10 at 300")
-                .containsPattern("(?m)^OK +growth fastRecall.lucene window 300 -> 600 ");
+                .containsPattern("(?m)^OK +growth uniformRecall.lucene window 300 -> 600 ");
         assertThat(archives.resolve("chat-600-s" + ChatCorpus.DEFAULT_SEED)).isDirectory();
 
         Path doctored = dir.resolve("doctored.txt");
-        Files.writeString(doctored, "growth fastRecall.lucene window 300 600 <= 0.001\n");
+        Files.writeString(doctored, "growth uniformRecall.lucene window 300 600 <= 0.001\n");
         Run fail = guard("--bounds", doctored.toString(), "--archives", archives.toString(), "--forks", "0",
                 "--warmup", "0", "--iterations", "1", "--time", "50", "--quiet");
         assertThat(fail.code()).as(fail.out()).isEqualTo(1);
-        assertThat(fail.out()).containsPattern("(?m)^FAIL +growth fastRecall.lucene window 300 -> 600 .* worse by ")
+        assertThat(fail.out()).containsPattern("(?m)^FAIL +growth uniformRecall.lucene window 300 -> 600 .* worse by ")
                 .contains("0 of 1 bounds hold").contains("reusing the archive");
 
         Path broken = dir.resolve("broken.txt");
-        Files.writeString(broken, "growth fastRecall.lucene window\n");
+        Files.writeString(broken, "growth uniformRecall.lucene window\n");
         Run bad = guard("--bounds", broken.toString(), "--archives", archives.toString());
         assertThat(bad.code()).isEqualTo(2);
         assertThat(bad.out()).contains("bounds line 1: must read");

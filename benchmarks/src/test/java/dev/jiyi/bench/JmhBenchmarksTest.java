@@ -46,8 +46,8 @@ class JmhBenchmarksTest {
     @Test
     @DisplayName("B1 fast recall: both indexes answer the same window queries from the archive; common characters find nothing")
     void fastRecallOnBothIndexes() {
-        FastRecallBenchmark benchmark = new FastRecallBenchmark();
-        FastRecallBenchmark.Archive a = archive(QueryKind.WINDOW);
+        UniformRecallBenchmark benchmark = new UniformRecallBenchmark();
+        UniformRecallBenchmark.Archive a = archive(QueryKind.WINDOW);
         try {
             assertThat(Files.isDirectory(archives.resolve("chat-" + SIZE + "-s" + ChatCorpus.DEFAULT_SEED).resolve("lucene")))
                     .as("the archive's Lucene index is built in the archive").isTrue();
@@ -69,7 +69,7 @@ class JmhBenchmarksTest {
             a.close();
         }
 
-        FastRecallBenchmark.Archive common = archive(QueryKind.COMMON);
+        UniformRecallBenchmark.Archive common = archive(QueryKind.COMMON);
         try {
             for (int i = 0; i < 10; i++) {
                 assertThat(benchmark.fts5(common).items()).isEmpty();
@@ -80,8 +80,47 @@ class JmhBenchmarksTest {
         }
     }
 
-    private static FastRecallBenchmark.Archive archive(QueryKind kind) {
-        FastRecallBenchmark.Archive a = new FastRecallBenchmark.Archive();
+    @Test
+    @DisplayName("B1 fast recall on the realistic archive: four scopes, every kind of held-out query answered on both indexes, a turn a second ingested meanwhile")
+    void fastRecallOnTheRealisticArchive() throws InterruptedException {
+        FastRecallBenchmark benchmark = new FastRecallBenchmark();
+        int answeredInAll = 0;
+        for (ZipfCorpus.QueryKind kind : ZipfCorpus.QueryKind.values()) {
+            FastRecallBenchmark.Archive a = new FastRecallBenchmark.Archive();
+            a.size = SIZE;
+            a.kind = kind;
+            a.open();
+            try {
+                int answered = 0;
+                java.util.Set<dev.jiyi.authority.Scope> scopes = new java.util.HashSet<>();
+                for (int i = 0; i < 12; i++) {
+                    RecallResult f = benchmark.fts5(a);
+                    RecallResult l = benchmark.lucene(a);
+                    assertThat(f.warnings()).isEmpty();
+                    assertThat(l.warnings()).isEmpty();
+                    answered += f.items().isEmpty() ? 0 : 1;
+                    assertThat(l.items().isEmpty()).as("both indexes find something, or neither: " + kind)
+                            .isEqualTo(f.items().isEmpty());
+                    scopes.add(a.requests.get(i).scope());
+                }
+                assertThat(answered).as(kind + " queries are answered").isPositive();
+                answeredInAll += answered;
+                assertThat(scopes).as("queries in several scopes").hasSizeGreaterThan(1);
+                if (kind == ZipfCorpus.QueryKind.KNOWN_ITEM) {
+                    Thread.sleep(FastRecallBenchmark.INGEST_PERIOD * 2 + 200);
+                    assertThat(a.background.submitted()).as("the background ingest runs during the trial").isPositive();
+                    benchmark.lucene(a); // follows what was ingested meanwhile
+                }
+            } finally {
+                a.close();
+            }
+        }
+        // A topic's words are in few of 300 turns, so topical queries are answered least at this size.
+        assertThat(answeredInAll).as("queries answered, of 48").isGreaterThan(24);
+    }
+
+    private static UniformRecallBenchmark.Archive archive(QueryKind kind) {
+        UniformRecallBenchmark.Archive a = new UniformRecallBenchmark.Archive();
         a.size = SIZE;
         a.kind = kind;
         a.open();

@@ -53,11 +53,12 @@ final class BenchCommand implements Callable<Integer> {
         MCP("[--sizes N,N]",
                 "The MCP server's first-call and steady-state latency for memory_recall and session_resume."),
         GUARD("[--bounds FILE] [--iterations N] [--time MS]",
-                "A short JMH pass, then the ratio bounds of a bounds file (growth from 10k to 1M, Lucene"
-                        + " against FTS5, HNSW against exact): OK or FAIL with the difference; exit 1 on a FAIL."),
+                "A short JMH pass, then the bounds of a bounds file (p99 and mean times, growth from 10k to 1M,"
+                        + " Lucene against FTS5, HNSW against exact): OK or FAIL with the difference; exit 1 on a FAIL."),
         JMH("[BENCHMARK] [JMH options]",
-                "The JMH benchmarks (FastRecallBenchmark, SemanticRecallBenchmark, IngestBenchmark,"
-                        + " DeleteBenchmark, ResumeBenchmark) at 10k, 100k and 1M memories; -rf json -rff FILE."),
+                "The JMH benchmarks (FastRecallBenchmark on the realistic archive, UniformRecallBenchmark,"
+                        + " SemanticRecallBenchmark, IngestBenchmark, DeleteBenchmark, ResumeBenchmark) at 10k, 100k"
+                        + " and 1M memories; -rf json -rff FILE."),
         JMH_REPORT("RESULTS.json OUT_DIR",
                 "A JMH JSON result file as Markdown tables (sizes as columns, growth of the mean) and charts.");
 

@@ -1,0 +1,55 @@
+package dev.jiyi.bench;
+
+import dev.jiyi.authority.Authority;
+import dev.jiyi.authority.EventSubmission;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A user still talking while recall is measured: one event and its memory a second, continuing a
+ * {@link ZipfCorpus} archive where it stopped, submitted through the authority's batch API on a
+ * thread of its own (as a host's capture does beside an MCP server's recalls). Each recall then
+ * sees a change log that moved, as it does in use, and an index that must follow it.
+ */
+final class BackgroundIngest implements AutoCloseable {
+
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "jiyi-bench-background-ingest");
+        t.setDaemon(true);
+        return t;
+    });
+    private final AtomicLong submitted = new AtomicLong();
+
+    /** Starts submitting turns {@code corpus.size()}, {@code +1}, ... every {@code periodMillis}. */
+    BackgroundIngest(Authority authority, ZipfCorpus corpus, long periodMillis) {
+        timer.scheduleAtFixedRate(() -> {
+            long n = corpus.size() + submitted.get();
+            EventSubmission planned = corpus.event(n);
+            EventSubmission now = new EventSubmission(planned.id() + "-live", planned.scope(), planned.role(),
+                    planned.text(), planned.source(), null, planned.sessionId(), Instant.now());
+            DeletionHarness.require(authority.submitEvents(List.of(now)));
+            DeletionHarness.require(authority.addMemories(List.of(corpus.memory(now, n))));
+            submitted.incrementAndGet();
+        }, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /** How many turns it has submitted. */
+    long submitted() {
+        return submitted.get();
+    }
+
+    @Override
+    public void close() {
+        timer.shutdown();
+        try {
+            timer.awaitTermination(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
