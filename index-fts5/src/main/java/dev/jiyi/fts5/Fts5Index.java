@@ -255,7 +255,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         String key = table + '\u0000' + scope.personaId() + '\u0000' + scope.projectId();
         ScopedBm25 own = read.get(key);
         if (own == null) {
-            own = new ScopedBm25(snapshot.sql(), table + "_fts", Fts5Terms.scopeToken(scope),
+            own = new ScopedBm25(snapshot.sql(), table, table.equals(EVENTS) ? "sequence" : "seq", scope,
                     ScopedBm25.alone(snapshot.sql(), table, scope));
             read.put(key, own);
         }

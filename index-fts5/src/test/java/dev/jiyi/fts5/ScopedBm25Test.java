@@ -74,7 +74,7 @@ class ScopedBm25Test {
             for (boolean alone : new boolean[] {true, false}) { // searched with the scope filter or without
                 List<Candidate> own = authority.read(s -> {
                     try {
-                        return new ScopedBm25(s.sql(), "events_fts", Fts5Terms.scopeToken(scope), alone).ranked(terms);
+                        return new ScopedBm25(s.sql(), "events", "sequence", scope, alone).ranked(terms);
                     } catch (SQLException e) {
                         throw new IllegalStateException(e);
                     }
