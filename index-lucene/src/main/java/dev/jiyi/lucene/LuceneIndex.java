@@ -14,6 +14,7 @@ import org.apache.lucene.search.IndexSearcher;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.lang.ref.WeakReference;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -74,8 +75,11 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
     private final LuceneFollower follower;
     private final LuceneSearcher searcher;
     private final LuceneVectors vectors;
-    /** The snapshot the index last followed the change log in: one recall follows it once, not per search. */
-    private Snapshot followed;
+    /**
+     * The snapshot the index last followed the change log in: one recall follows it once, not per
+     * search. Held weakly: a closed snapshot is nobody's to keep.
+     */
+    private WeakReference<Snapshot> followed = new WeakReference<>(null);
     /** The last query analyzed and its terms: one recall asks for the same query's terms several times. */
     private String analyzed;
     private List<List<String>> analyzedPhrases = List.of();
@@ -146,11 +150,11 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
      * snapshot) follow it once.
      */
     private LuceneStatus follow(Snapshot s, boolean again) {
-        if (!again && s == followed) {
+        if (!again && s == followed.get()) {
             return follower.status();
         }
         LuceneStatus status = follower.follow(s);
-        followed = s;
+        followed = new WeakReference<>(s);
         return status;
     }
 
@@ -175,7 +179,7 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
     public Rebuilt rebuild(Authority authority, LongConsumer fed) {
         return authority.read(s -> {
             synchronized (this) {
-                followed = null;
+                followed = new WeakReference<>(null);
                 return follower.rebuild(s, fed);
             }
         });
