@@ -23,7 +23,6 @@ import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
 import org.apache.lucene.search.SortedNumericSelector;
-import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.TopFieldCollectorManager;
 import org.apache.lucene.search.TopFieldDocs;
@@ -56,21 +55,30 @@ final class LuceneSearcher {
     /** The scoped searchers of the view last searched, by field and scope: the view's term statistics, counted once. */
     private final Map<String, IndexSearcher> scoped = new HashMap<>();
     private IndexReader scopedView;
+    /** The terms the view last searched has been asked for, each looked up once. */
+    private ViewTerms terms;
 
     LuceneSearcher(Handles handles) {
         this.h = handles;
     }
 
-    /** The searcher with {@code scope}'s statistics for {@code field} over {@code acquired}'s view, kept while the view is. */
-    private IndexSearcher scoped(IndexSearcher acquired, String field, Scope scope) throws IOException {
+    /** The terms of {@code acquired}'s view; what was kept for an earlier view is let go. */
+    private ViewTerms view(IndexSearcher acquired) {
         if (acquired.getIndexReader() != scopedView) {
             scoped.clear();
             scopedView = acquired.getIndexReader();
+            terms = new ViewTerms(acquired);
         }
+        return terms;
+    }
+
+    /** The searcher with {@code scope}'s statistics for {@code field} over {@code acquired}'s view, kept while the view is. */
+    private IndexSearcher scoped(IndexSearcher acquired, String field, Scope scope) throws IOException {
+        ViewTerms t = view(acquired);
         String key = field + '\u0001' + Documents.scope(scope);
         IndexSearcher s = scoped.get(key);
         if (s == null) {
-            s = ScopedSearcher.of(acquired, field, scope, counts);
+            s = ScopedSearcher.of(acquired, t, field, scope, counts);
             scoped.put(key, s);
         }
         return s;
@@ -97,19 +105,19 @@ final class LuceneSearcher {
      * document frequency still counts (a deletion's purge drops its own): so after replacements the
      * two indexes may leave out different terms of a query whose terms hold about SEARCHED_ROWS.
      */
-    private static List<List<String>> searched(IndexSearcher searcher, String field, List<List<String>> phrases)
+    private List<List<String>> searched(IndexSearcher searcher, String field, List<List<String>> phrases)
             throws IOException {
+        ViewTerms t = view(searcher);
         Map<String, List<String>> byTerm = new LinkedHashMap<>();
         for (List<String> pieces : phrases) {
             byTerm.put(String.join(" ", pieces), pieces);
         }
-        IndexReader reader = searcher.getIndexReader();
         List<String> kept;
         try {
             kept = QueryCoverage.searched(new ArrayList<>(byTerm.keySet()), term -> {
                 List<String> pieces = byTerm.get(term);
                 try {
-                    return pieces.size() == 1 ? reader.docFreq(new Term(field, pieces.get(0)))
+                    return pieces.size() == 1 ? t.docFreq(new Term(field, pieces.get(0)))
                             : searcher.count(term(field, pieces));
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
@@ -151,17 +159,70 @@ final class LuceneSearcher {
         }
     }
 
-    /** The most of the query one eligible memory or event of the scope holds, of those holding {@code least} words. */
+    /**
+     * The most of the query one eligible memory or event of the scope holds, of those holding
+     * {@code least} words ({@link LexicalIndex#evidence}), in one search of both fields: each word a
+     * document holds counts its {@link #weights} once over the query's ideal in the document's own
+     * field (every document has one text field), however often it occurs and however long the
+     * document, and the best document's sum is the answer.
+     */
     double held(List<List<String>> words, Eligibility filter, int least) {
-        return Math.max(held(Documents.MEMORY_TEXT, filter.scope(), words, Documents.eligible(filter), least),
-                held(Documents.EVENT_TEXT, filter.scope(), words, Documents.events(filter.scope()), least));
+        try {
+            return h.withSearcher(acquired -> {
+                BooleanQuery.Builder any = new BooleanQuery.Builder();
+                boolean memories = held(acquired, Documents.MEMORY_TEXT, filter.scope(), words, any);
+                boolean events = held(acquired, Documents.EVENT_TEXT, filter.scope(), words, any);
+                if (!memories && !events) {
+                    return 0.0;
+                }
+                any.setMinimumNumberShouldMatch(least);
+                BooleanQuery.Builder eligible = new BooleanQuery.Builder();
+                if (memories) {
+                    eligible.add(Documents.eligible(filter), BooleanClause.Occur.SHOULD);
+                }
+                if (events) {
+                    eligible.add(Documents.events(filter.scope()), BooleanClause.Occur.SHOULD);
+                }
+                Query q = new BooleanQuery.Builder().add(any.build(), BooleanClause.Occur.MUST)
+                        .add(eligible.build(), BooleanClause.Occur.FILTER).build();
+                // Only the best row counts: prune from the first hit, and stop once a row holds every word.
+                TopDocs top = acquired.search(q, new TopScoreDocCollectorManager(1, null, 1));
+                return top.scoreDocs.length == 0 ? 0.0 : (double) top.scoreDocs[0].score;
+            });
+        } catch (IOException e) {
+            throw new StorageException("searching the Lucene index", e);
+        }
+    }
+
+    /**
+     * Adds to {@code any} each searched word of {@code field} that some document of the scope holds,
+     * scoring its weight over the field's ideal; whether it added any.
+     */
+    private boolean held(IndexSearcher acquired, String field, Scope scope, List<List<String>> words,
+                         BooleanQuery.Builder any) throws IOException {
+        IndexSearcher searcher = scoped(acquired, field, scope);
+        TermWeights w = weights(searcher, field, words);
+        if (w == null || w.held().isEmpty()) {
+            return false;
+        }
+        double ideal = QueryCoverage.ideal(w.held(), w.absent());
+        boolean added = false;
+        for (List<String> pieces : searched(acquired, field, words)) {
+            Double weight = w.held().get(String.join(" ", pieces));
+            if (weight != null) {
+                any.add(new BoostQuery(new ConstantScoreQuery(term(field, pieces)), (float) (weight / ideal)),
+                        BooleanClause.Occur.SHOULD);
+                added = true;
+            }
+        }
+        return added;
     }
 
     /**
      * The query's terms as literals, OR'ed (R2: no query syntax exists here; a term of several pieces
      * is a phrase, as FTS5 searches it). {@code phrases} is not empty (R6: nothing searchable is no search).
      */
-    private static Query terms(String field, List<List<String>> phrases) {
+    private Query terms(String field, List<List<String>> phrases) throws IOException {
         BooleanQuery.Builder b = new BooleanQuery.Builder();
         for (List<String> pieces : phrases) {
             b.add(term(field, pieces), BooleanClause.Occur.SHOULD);
@@ -169,8 +230,9 @@ final class LuceneSearcher {
         return b.build();
     }
 
-    private static Query term(String field, List<String> pieces) {
-        return pieces.size() == 1 ? new TermQuery(new Term(field, pieces.get(0)))
+    /** A term of the query: one piece read where the view found it ({@link ViewTerms}), several a phrase. */
+    private Query term(String field, List<String> pieces) throws IOException {
+        return pieces.size() == 1 ? terms.query(new Term(field, pieces.get(0)))
                 : new PhraseQuery(field, pieces.toArray(String[]::new));
     }
 
@@ -216,7 +278,7 @@ final class LuceneSearcher {
      * the fewest of any piece. A term no document holds counts too (n 0): a query whose informative
      * words the archive lacks has little evidence, whatever else matches. 1 for a field no document has.
      */
-    private static double ideal(IndexSearcher searcher, String field, List<List<String>> phrases) throws IOException {
+    private double ideal(IndexSearcher searcher, String field, List<List<String>> phrases) throws IOException {
         TermWeights w = weights(searcher, field, phrases);
         return w == null ? 1 : QueryCoverage.ideal(w.held(), w.absent());
     }
@@ -226,7 +288,7 @@ final class LuceneSearcher {
      * its pieces joined with spaces: those some document holds, and those none does (as if one
      * did). Null for a field no document has.
      */
-    private static TermWeights weights(IndexSearcher searcher, String field, List<List<String>> phrases)
+    private TermWeights weights(IndexSearcher searcher, String field, List<List<String>> phrases)
             throws IOException {
         CollectionStatistics stats = searcher.collectionStatistics(field);
         if (stats == null) {
@@ -238,7 +300,7 @@ final class LuceneSearcher {
         for (List<String> pieces : phrases) {
             long n = Long.MAX_VALUE;
             for (String piece : pieces) {
-                n = Math.min(n, ScopedSearcher.holding(searcher, new Term(field, piece)));
+                n = Math.min(n, ScopedSearcher.holding(searcher, terms, new Term(field, piece)));
             }
             long counted = Math.max(1, n); // a term no document holds scores as if one did (LexicalIndex.ideal)
             long total = Math.max(docs, counted);
@@ -249,40 +311,5 @@ final class LuceneSearcher {
     }
 
     private record TermWeights(Map<String, Double> held, Map<String, Double> absent) {
-    }
-
-    /**
-     * The most of the query's words one document of {@code filter} holding at least {@code least} of
-     * them holds, over their ideal ({@link LexicalIndex#evidence}): each word the document holds counts
-     * its {@link #weights} once, however often it occurs and however long the document, the sum over
-     * the query's ideal.
-     */
-    private double held(String field, Scope scope, List<List<String>> words, Query filter, int least) {
-        try {
-            return h.withSearcher(acquired -> {
-                IndexSearcher searcher = scoped(acquired, field, scope);
-                TermWeights w = weights(searcher, field, words);
-                if (w == null || w.held().isEmpty()) {
-                    return 0.0;
-                }
-                BooleanQuery.Builder any = new BooleanQuery.Builder();
-                for (List<String> pieces : searched(acquired, field, words)) {
-                    Double weight = w.held().get(String.join(" ", pieces));
-                    if (weight != null) {
-                        any.add(new BoostQuery(new ConstantScoreQuery(term(field, pieces)), weight.floatValue()),
-                                BooleanClause.Occur.SHOULD);
-                    }
-                }
-                any.setMinimumNumberShouldMatch(least);
-                Query q = new BooleanQuery.Builder().add(any.build(), BooleanClause.Occur.MUST)
-                        .add(filter, BooleanClause.Occur.FILTER).build();
-                // Only the best row counts: prune from the first hit, and stop once a row holds every word.
-                TopDocs top = searcher.search(q, new TopScoreDocCollectorManager(1, null, 1));
-                return top.scoreDocs.length == 0 ? 0.0
-                        : top.scoreDocs[0].score / QueryCoverage.ideal(w.held(), w.absent());
-            });
-        } catch (IOException e) {
-            throw new StorageException("searching the Lucene index", e);
-        }
     }
 }

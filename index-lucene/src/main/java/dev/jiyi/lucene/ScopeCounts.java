@@ -5,7 +5,11 @@ import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.PostingsEnum;
 import org.apache.lucene.index.Term;
+import org.apache.lucene.index.TermState;
+import org.apache.lucene.index.TermStates;
+import org.apache.lucene.index.TermsEnum;
 import org.apache.lucene.search.DocIdSetIterator;
+import org.apache.lucene.util.IOSupplier;
 
 import java.io.IOException;
 import java.util.Map;
@@ -26,30 +30,45 @@ final class ScopeCounts {
 
     private final Map<IndexReader.CacheKey, Map<String, Long>> bySegment = new ConcurrentHashMap<>();
 
-    /** The documents of {@code reader} holding both {@code term} and {@code scope}, deleted ones included. */
-    long holding(IndexReader reader, Term term, Term scope) throws IOException {
+    /**
+     * The documents of the view holding both {@code term} and {@code scope}, deleted ones included;
+     * only the segments that hold the term are visited ({@link ViewTerms}).
+     */
+    long holding(ViewTerms terms, Term term, Term scope) throws IOException {
+        TermStates held = terms.states(term);
+        if (held.docFreq() == 0) {
+            return 0;
+        }
+        TermStates inScope = terms.states(scope);
+        String key = scope.text() + '\u0001' + term.field() + '\u0001' + term.text();
         long n = 0;
-        for (LeafReaderContext leaf : reader.leaves()) {
-            n += inSegment(leaf.reader(), term, scope);
+        for (LeafReaderContext leaf : terms.reader().leaves()) {
+            IOSupplier<TermState> a = held.get(leaf);
+            if (a != null) {
+                n += inSegment(leaf, key, term, a, scope, inScope.get(leaf));
+            }
         }
         return n;
     }
 
-    private long inSegment(LeafReader leaf, Term term, Term scope) throws IOException {
-        IndexReader.CacheHelper helper = leaf.getCoreCacheHelper();
-        if (helper == null) {
-            return count(leaf, term, scope);
+    private long inSegment(LeafReaderContext leaf, String key, Term term, IOSupplier<TermState> a, Term scope,
+                           IOSupplier<TermState> b) throws IOException {
+        if (b == null) {
+            return 0;
         }
-        Map<String, Long> counts = bySegment.computeIfAbsent(helper.getKey(), key -> {
+        IndexReader.CacheHelper helper = leaf.reader().getCoreCacheHelper();
+        if (helper == null) {
+            return count(leaf.reader(), term, a.get(), scope, b.get());
+        }
+        Map<String, Long> counts = bySegment.computeIfAbsent(helper.getKey(), k -> {
             helper.addClosedListener(bySegment::remove);
             return new ConcurrentHashMap<>();
         });
-        String key = scope.text() + '\u0001' + term.field() + '\u0001' + term.text();
         Long cached = counts.get(key);
         if (cached != null) {
             return cached;
         }
-        long n = count(leaf, term, scope);
+        long n = count(leaf.reader(), term, a.get(), scope, b.get());
         if (counts.size() >= MAX_PER_SEGMENT) {
             counts.clear();
         }
@@ -57,13 +76,14 @@ final class ScopeCounts {
         return n;
     }
 
-    /** The two postings lists intersected. */
-    private static long count(LeafReader leaf, Term term, Term scope) throws IOException {
-        PostingsEnum a = leaf.postings(term, PostingsEnum.NONE);
-        PostingsEnum b = a == null ? null : leaf.postings(scope, PostingsEnum.NONE);
-        if (b == null) {
+    /** The two postings lists intersected, each read from where the view found it. */
+    private static long count(LeafReader leaf, Term term, TermState termState, Term scope, TermState scopeState)
+            throws IOException {
+        if (termState == null || scopeState == null) {
             return 0;
         }
+        PostingsEnum a = postings(leaf, term, termState);
+        PostingsEnum b = postings(leaf, scope, scopeState);
         long n = 0;
         int x = a.nextDoc();
         int y = b.nextDoc();
@@ -79,5 +99,11 @@ final class ScopeCounts {
             }
         }
         return n;
+    }
+
+    private static PostingsEnum postings(LeafReader leaf, Term term, TermState state) throws IOException {
+        TermsEnum terms = leaf.terms(term.field()).iterator();
+        terms.seekExact(term.bytes(), state);
+        return terms.postings(null, PostingsEnum.NONE);
     }
 }

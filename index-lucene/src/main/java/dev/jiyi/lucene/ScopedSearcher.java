@@ -1,7 +1,6 @@
 package dev.jiyi.lucene;
 
 import dev.jiyi.authority.Scope;
-import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.CollectionStatistics;
 import org.apache.lucene.search.IndexSearcher;
@@ -29,14 +28,16 @@ final class ScopedSearcher extends IndexSearcher {
     private final String field;
     private final Term scope;
     private final long documents;
+    private final ViewTerms terms;
     private final ScopeCounts counts;
     private final Map<Term, Long> holding = new HashMap<>();
 
-    private ScopedSearcher(IndexReader reader, String field, Term scope, long documents, ScopeCounts counts) {
-        super(reader);
+    private ScopedSearcher(ViewTerms terms, String field, Term scope, long documents, ScopeCounts counts) {
+        super(terms.reader());
         this.field = field;
         this.scope = scope;
         this.documents = documents;
+        this.terms = terms;
         this.counts = counts;
     }
 
@@ -45,18 +46,18 @@ final class ScopedSearcher extends IndexSearcher {
      * {@code base} itself when every document of the field is the scope's (its statistics are the
      * scope's already) or none has the field.
      */
-    static IndexSearcher of(IndexSearcher base, String field, Scope scope, ScopeCounts counts) throws IOException {
+    static IndexSearcher of(IndexSearcher base, ViewTerms terms, String field, Scope scope, ScopeCounts counts)
+            throws IOException {
         if (base.collectionStatistics(field) == null) {
             return base;
         }
-        IndexReader reader = base.getIndexReader();
-        long documents = Documents.scopeDocuments(reader, field, scope);
+        long documents = Documents.scopeDocuments(terms.reader(), field, scope);
         String type = field.equals(Documents.EVENT_TEXT) ? Documents.EVENT : Documents.MEMORY;
-        if (documents >= reader.docFreq(new Term(Documents.TYPE, type))) {
+        if (documents >= terms.docFreq(new Term(Documents.TYPE, type))) {
             return base;
         }
-        ScopedSearcher s = new ScopedSearcher(base.getIndexReader(), field, new Term(Documents.SCOPE,
-                Documents.scope(scope)), documents, counts);
+        ScopedSearcher s = new ScopedSearcher(terms, field, new Term(Documents.SCOPE, Documents.scope(scope)),
+                documents, counts);
         s.setSimilarity(base.getSimilarity());
         return s;
     }
@@ -65,11 +66,11 @@ final class ScopedSearcher extends IndexSearcher {
      * The documents holding {@code term} that the query's statistics count: in the scope for this
      * searcher's field, else the index's.
      */
-    static long holding(IndexSearcher searcher, Term term) throws IOException {
+    static long holding(IndexSearcher searcher, ViewTerms terms, Term term) throws IOException {
         if (searcher instanceof ScopedSearcher s && term.field().equals(s.field)) {
             return s.inScope(term);
         }
-        return searcher.getIndexReader().docFreq(term);
+        return terms.docFreq(term);
     }
 
     /**
@@ -81,7 +82,7 @@ final class ScopedSearcher extends IndexSearcher {
         if (cached != null) {
             return cached;
         }
-        long n = counts.holding(getIndexReader(), term, scope);
+        long n = counts.holding(terms, term, scope);
         holding.put(term, n);
         return n;
     }

@@ -24,8 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The scope statistics one index keeps between searches ({@link ScopeCounts}, per segment, and the
- * scoped searchers of a view) are the statistics a freshly opened index counts, however the index
- * changed meanwhile: new segments, merges, deletions and their purge.
+ * scoped searchers and term states of a view, {@link ViewTerms}) are the statistics a freshly opened
+ * index counts, however the index changed meanwhile: new segments, merges, deletions and their purge.
  */
 class ScopeCountsTest {
 
