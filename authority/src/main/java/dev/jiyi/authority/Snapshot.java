@@ -148,35 +148,7 @@ public final class Snapshot {
      * is a dialogue turn with any: the turns around it, to which recall lends its match.
      */
     public Map<Long, TurnContext> turnContexts(Scope scope, Collection<Long> eventSequences) {
-        return read("finding the turns around matching turns", () -> {
-            Map<Long, TurnContext> out = new LinkedHashMap<>();
-            if (eventSequences.isEmpty()) {
-                return out;
-            }
-            // The unary + keeps the planner on the primary key: by the scope's index it would read
-            // the whole scope to find a hundred turns (SQLite has no statistics to tell it otherwise).
-            PreparedStatement ps = sql.prepare("SELECT sequence, session_id, occurred_at FROM events "
-                    + "WHERE sequence IN (SELECT value FROM json_each(?)) AND +persona_id = ? AND +project_id = ? "
-                    + "AND category = 'conversation' ORDER BY sequence");
-            ps.setString(1, Sql.jsonArray(eventSequences));
-            ps.setString(2, scope.personaId());
-            ps.setString(3, scope.projectId());
-            Map<Long, String> sessions = new LinkedHashMap<>();
-            Map<Long, Instant> times = new HashMap<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    sessions.put(rs.getLong(1), rs.getString(2));
-                    times.put(rs.getLong(1), Times.read(rs.getString(3)));
-                }
-            }
-            for (Map.Entry<Long, String> turn : sessions.entrySet()) {
-                TurnContext context = TurnContext.of(sql, scope, turn.getValue(), turn.getKey(), times.get(turn.getKey()));
-                if (!context.isEmpty()) {
-                    out.put(turn.getKey(), context);
-                }
-            }
-            return out;
-        });
+        return read("finding the turns around matching turns", () -> TurnContext.around(sql, scope, eventSequences));
     }
 
     /**

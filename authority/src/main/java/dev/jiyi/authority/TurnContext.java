@@ -6,7 +6,10 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The conversation context of a dialogue turn: the turns around it, whose matches recall lends it
@@ -50,30 +53,61 @@ public record TurnContext(List<Long> near, List<Long> far) {
     }
 
     /**
-     * The context of the conversation turn with {@code sequence} in {@code sessionId} of
-     * {@code scope}, which occurred at {@code at}; reads only the neighbours' sequences and times.
+     * The contexts of those of {@code sequences} that are conversation turns of {@code scope}, by
+     * sequence in ascending order, leaving out turns with none; reads only the turns' and their
+     * neighbours' sequences and times, in one statement (each turn's neighbours on each side are a
+     * subquery on the session index, nearest first).
      */
-    static TurnContext of(Sql sql, Scope scope, String sessionId, long sequence, Instant at) throws SQLException {
-        List<Long> near = new ArrayList<>(2);
-        List<Long> far = new ArrayList<>(2);
-        for (boolean before : new boolean[] {true, false}) {
-            PreparedStatement ps = sql.prepare("SELECT sequence, occurred_at FROM events INDEXED BY events_scope_session "
-                    + "WHERE persona_id = ? AND project_id = ? AND session_id = ? AND sequence " + (before ? "<" : ">")
-                    + " ? AND category = 'conversation' ORDER BY sequence " + (before ? "DESC" : "ASC")
-                    + " LIMIT " + REACH);
-            ps.setString(1, scope.personaId());
-            ps.setString(2, scope.projectId());
-            ps.setString(3, sessionId);
-            ps.setLong(4, sequence);
-            try (ResultSet rs = ps.executeQuery()) {
-                for (int i = 0; rs.next(); i++) {
-                    Instant when = Times.read(rs.getString(2));
-                    if (Duration.between(when, at).abs().compareTo(GAP) <= 0) {
-                        (i == 0 ? near : far).add(rs.getLong(1));
+    static Map<Long, TurnContext> around(Sql sql, Scope scope, Collection<Long> sequences) throws SQLException {
+        Map<Long, TurnContext> out = new LinkedHashMap<>();
+        if (sequences.isEmpty()) {
+            return out;
+        }
+        // The unary + keeps the planner on the primary key: by the scope's index it would read the
+        // whole scope to find a hundred turns (SQLite has no statistics to tell it otherwise).
+        PreparedStatement ps = sql.prepare("SELECT e.sequence, e.occurred_at, " + neighbours("<", "DESC") + ", "
+                + neighbours(">", "ASC") + " FROM events e "
+                + "WHERE e.sequence IN (SELECT value FROM json_each(?)) AND +e.persona_id = ? AND +e.project_id = ? "
+                + "AND e.category = 'conversation' ORDER BY e.sequence");
+        ps.setString(1, Sql.jsonArray(sequences));
+        ps.setString(2, scope.personaId());
+        ps.setString(3, scope.projectId());
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                Instant at = Times.read(rs.getString(2));
+                List<Long> near = new ArrayList<>(2);
+                List<Long> far = new ArrayList<>(2);
+                for (int side = 3; side <= 4; side++) {
+                    String turns = rs.getString(side);
+                    if (turns == null) {
+                        continue;
                     }
+                    String[] each = turns.split(",");
+                    for (int i = 0; i < each.length; i++) {
+                        int space = each[i].indexOf(' ');
+                        Instant when = Times.read(each[i].substring(space + 1));
+                        if (Duration.between(when, at).abs().compareTo(GAP) <= 0) {
+                            (i == 0 ? near : far).add(Long.parseLong(each[i], 0, space, 10));
+                        }
+                    }
+                }
+                if (!near.isEmpty() || !far.isEmpty()) {
+                    out.put(rs.getLong(1), new TurnContext(near, far));
                 }
             }
         }
-        return new TurnContext(near, far);
+        return out;
+    }
+
+    /**
+     * The {@link #REACH} conversation turns of the outer turn {@code e}'s session on one side of
+     * it ({@code <} before, {@code >} after), nearest first, as {@code "sequence time"} joined by commas.
+     */
+    private static String neighbours(String side, String nearestFirst) {
+        return "(SELECT group_concat(n.sequence || ' ' || n.occurred_at, ',' ORDER BY n.sequence " + nearestFirst + ") "
+                + "FROM (SELECT sequence, occurred_at FROM events INDEXED BY events_scope_session "
+                + "WHERE persona_id = e.persona_id AND project_id = e.project_id AND session_id = e.session_id "
+                + "AND sequence " + side + " e.sequence AND category = 'conversation' ORDER BY sequence "
+                + nearestFirst + " LIMIT " + REACH + ") n)";
     }
 }
