@@ -40,6 +40,7 @@ final class JiebaDictionary {
     private final double minLogFreq;
     private final double[][] emit;    // [state B, M, E, S][c - HAN_FIRST]
     private final int[] firstCharStart = new int[65536 + 1];
+    private final int maxWordLength;
 
     private JiebaDictionary(char[] pool, int[] offsets, double[] logFreq, double minLogFreq, double[][] emit) {
         this.pool = pool;
@@ -56,6 +57,16 @@ final class JiebaDictionary {
             }
             firstCharStart[c] = w;
         }
+        int longest = 0;
+        for (int i = 0; i < n; i++) {
+            longest = Math.max(longest, offsets[i + 1] - offsets[i]);
+        }
+        this.maxWordLength = longest;
+    }
+
+    /** The length of the longest word: no more words than that start at one position ({@link #wordsAt}). */
+    int maxWordLength() {
+        return maxWordLength;
     }
 
     int size() {
@@ -97,18 +108,55 @@ final class JiebaDictionary {
         return -2;
     }
 
+    /**
+     * The words that start at {@code s[from]} and end at or before {@code to}, shortest first: their
+     * ends (exclusive) go to {@code ends} and their log frequencies to {@code freqs} (each at least
+     * {@link #maxWordLength()} long); returns how many. What {@link #lookup} of each longer prefix
+     * would find, in one walk: the words sharing a prefix are a contiguous run of the sorted words,
+     * and each next character narrows the run by a binary search on that character alone.
+     */
+    int wordsAt(char[] s, int from, int to, int[] ends, double[] freqs) {
+        char first = s[from];
+        int lo = firstCharStart[first];
+        int hi = firstCharStart[first + 1];
+        int count = 0;
+        // [lo, hi): the words whose first d characters are s[from, from + d), sorted; the one of
+        // exactly d characters, if any, sorts first, and the rest are ordered by their character d.
+        for (int d = 1; lo < hi; d++) {
+            if (offsets[lo + 1] - offsets[lo] == d) {
+                ends[count] = from + d;
+                freqs[count++] = logFreq[lo];
+                lo++;
+            }
+            if (from + d == to) {
+                break;
+            }
+            char c = s[from + d];
+            lo = firstWithCharAtLeast(lo, hi, d, c);
+            hi = firstWithCharAtLeast(lo, hi, d, c + 1);
+        }
+        return count;
+    }
+
+    /** The first word of {@code [lo, hi)} whose character {@code d} is at least {@code c} (all are longer than d). */
+    private int firstWithCharAtLeast(int lo, int hi, int d, int c) {
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (pool[offsets[mid] + d] < c) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
     boolean contains(char[] s, int from, int to) {
         return lookup(s, from, to) >= 0;
     }
 
     boolean contains(String word) {
         return !word.isEmpty() && contains(word.toCharArray(), 0, word.length());
-    }
-
-    /** ln(freq / total) of {@code s[from, to)}, or the minimum over the dictionary when it is not a word. */
-    double logFreq(char[] s, int from, int to) {
-        int i = lookup(s, from, to);
-        return i >= 0 ? logFreq[i] : minLogFreq;
     }
 
     private int compare(int word, char[] s, int from, int to) {

@@ -109,24 +109,24 @@ final class Segmenter {
     /** Precise-mode words of {@code s[from, to)}: the best dictionary route, with the HMM for unknown runs. */
     private List<Segment> sentence(char[] s, int from, int to) {
         int n = to - from;
-        // DAG: for each start, the ends (exclusive) of dictionary words starting there.
+        // DAG: for each start, the ends (exclusive) of dictionary words starting there, with their
+        // log frequencies; a character that starts no word is a word of the minimum frequency.
         int[][] dag = new int[n][];
-        int[] ends = new int[64];
+        double[][] freq = new double[n][];
+        int[] ends = new int[dict.maxWordLength()];
+        double[] freqs = new double[ends.length];
         for (int k = 0; k < n; k++) {
-            int count = 0;
-            for (int j = from + k + 1; j <= to; j++) {
-                int hit = dict.lookup(s, from + k, j);
-                if (hit == -2) {
-                    break;
+            int count = dict.wordsAt(s, from + k, to, ends, freqs);
+            if (count == 0) {
+                dag[k] = new int[] {k + 1};
+                freq[k] = new double[] {dict.minLogFreq()};
+            } else {
+                dag[k] = new int[count];
+                for (int i = 0; i < count; i++) {
+                    dag[k][i] = ends[i] - from;
                 }
-                if (hit >= 0) {
-                    if (count == ends.length) {
-                        ends = java.util.Arrays.copyOf(ends, count * 2);
-                    }
-                    ends[count++] = j - from;
-                }
+                freq[k] = java.util.Arrays.copyOf(freqs, count);
             }
-            dag[k] = count == 0 ? new int[] {k + 1} : java.util.Arrays.copyOf(ends, count);
         }
         // Route: the maximum total log frequency from each position to the end; first maximum wins.
         double[] best = new double[n + 1];
@@ -134,8 +134,9 @@ final class Segmenter {
         for (int k = n - 1; k >= 0; k--) {
             double top = 0;
             int arg = -1;
-            for (int end : dag[k]) {
-                double score = dict.logFreq(s, from + k, from + end) + best[end];
+            for (int i = 0; i < dag[k].length; i++) {
+                int end = dag[k][i];
+                double score = freq[k][i] + best[end];
                 if (arg < 0 || top < score) {
                     top = score;
                     arg = end;
