@@ -38,11 +38,24 @@ import java.util.stream.IntStream;
  * from the snapshot the search runs in and replaces or deletes its document. A commit after a
  * deletion first merges away the deleted documents, so that no term of the deleted text stays in
  * the files (D1). Used under the lock of its {@link LuceneIndex}.
+ *
+ * <p><b>When it commits.</b> What a search applied is visible to this process's next search at once
+ * (the searchers read the writer's near-real-time view); it is made durable (a Lucene commit, with
+ * its fsyncs) when it applied a deletion (D1 must hold when the deletion returns), when asked
+ * ({@link LuceneIndex#catchUp}, closing), or when the last commit is {@link #COMMIT_EVERY} old.
+ * A search then does not pay a commit for each turn ingested between two recalls (at 1,000,000
+ * memories, those commits were the p99 of whole recall). The index is derived and re-applying an
+ * entry is harmless: a process killed with work not yet committed leaves the next one to apply it
+ * again from the last commit's position; a process reading beside the holder sees the holder's
+ * commits, so it may be up to that interval further behind, and says how far.
  */
 final class LuceneFollower implements ChangeLogFollower.Target {
 
     /** Documents per write from which they are analyzed on every core. */
     private static final int PARALLEL_FROM = 64;
+
+    /** The longest a search leaves what it applied uncommitted (see the class comment). */
+    static final long COMMIT_EVERY = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
 
     private final Handles h;
     private final ChangeLogFollower follower;
@@ -50,6 +63,12 @@ final class LuceneFollower implements ChangeLogFollower.Target {
     /** Keys deleted since the last commit: the segments holding them are rewritten before it (D1). */
     private final List<Term> removed = new ArrayList<>();
     private LuceneStatus status = new LuceneStatus(0, 0, false);
+    /** Whether the commit that ends the current follow must be durable ({@link #follow}'s argument). */
+    private boolean durable;
+    /** Whether the writer holds applied work (and its position) that no commit has made durable. */
+    private boolean uncommitted;
+    /** {@link System#nanoTime()} of the last commit this follower made. */
+    private long committedAt = System.nanoTime();
 
     LuceneFollower(Handles handles) {
         this.h = handles;
@@ -67,8 +86,11 @@ final class LuceneFollower implements ChangeLogFollower.Target {
         return out;
     }
 
-    /** Brings the index up to the snapshot's change log, as far as the budget allows. */
-    LuceneStatus follow(Snapshot s) {
+    /**
+     * Brings the index up to the snapshot's change log, as far as the budget allows; with
+     * {@code durable}, what is applied (now or before) is committed before it returns.
+     */
+    LuceneStatus follow(Snapshot s, boolean durable) {
         try {
             h.reopenIfStale();
             if (h.problem != null) {
@@ -79,7 +101,11 @@ final class LuceneFollower implements ChangeLogFollower.Target {
                 status = new LuceneStatus(Math.max(0, h.applied.seq()), s.changeLogHead(), true);
                 return status;
             }
+            this.durable = durable;
             ChangeLogFollower.Outcome o = follower.follow(s, this);
+            if (durable) {
+                flush();
+            }
             status = new LuceneStatus(o.applied(), o.head(), false);
             return status;
         } catch (IOException e) {
@@ -162,16 +188,22 @@ final class LuceneFollower implements ChangeLogFollower.Target {
     }
 
     /**
-     * Commits what was applied with the position it reaches. After a deletion, segments holding
-     * deleted documents are merged first, and the searcher is refreshed so that the old files are
-     * released and removed: then no byte of the deleted text is left in the directory (D1).
+     * Publishes what was applied with the position it reaches, and commits it when it must (see the
+     * class comment). After a deletion, segments holding deleted documents are merged first, and the
+     * searcher is refreshed so that the old files are released and removed: then no byte of the
+     * deleted text is left in the directory (D1).
      */
     @Override
     public void commit(Position reached) throws IOException {
         h.applied = reached;
         IndexWriter writer = h.writer;
         writer.setLiveCommitData(h.commitData(reached));
+        uncommitted = true;
         boolean deleted = !removed.isEmpty();
+        if (!deleted && !durable && System.nanoTime() - committedAt < COMMIT_EVERY) {
+            h.searchers.maybeRefreshBlocking();
+            return;
+        }
         if (deleted) {
             PurgePolicy policy = (PurgePolicy) writer.getConfig().getMergePolicy();
             policy.purge(segmentsHolding(removed));
@@ -183,10 +215,21 @@ final class LuceneFollower implements ChangeLogFollower.Target {
             }
         }
         writer.commit();
+        uncommitted = false;
+        committedAt = System.nanoTime();
         h.searchers.maybeRefreshBlocking();
         if (deleted) {
             writer.deleteUnusedFiles();
             h.home.removeStale(); // an older directory (before a rebuild) may still hold the text
+        }
+    }
+
+    /** Commits what was applied and not yet committed, if anything (an explicit catch-up, closing). */
+    void flush() throws IOException {
+        if (uncommitted && h.writer != null) {
+            h.writer.commit();
+            uncommitted = false;
+            committedAt = System.nanoTime();
         }
     }
 

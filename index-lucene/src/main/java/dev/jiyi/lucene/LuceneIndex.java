@@ -31,9 +31,10 @@ import java.util.logging.Logger;
  * not continue the index, as after a restore, is noticed), for at most {@link LuceneOptions#catchUpBudget}.
  * An entry names a row; the index reads the row's current state from the same snapshot the search
  * runs in and replaces or deletes its document, so applying an entry twice is harmless and a process
- * killed between commits simply applies the same entries again. Every catch-up that changed the
- * index commits; one that applied a deletion first merges away the deleted documents, so that no
- * term of the deleted text stays in the files (D1).
+ * killed between commits simply applies the same entries again. What a search applies is searched
+ * at once and committed at the latest {@link LuceneFollower#COMMIT_EVERY} later (or on
+ * {@link #catchUp} and {@link #close}); a catch-up that applied a deletion commits at once, first
+ * merging away the deleted documents, so that no term of the deleted text stays in the files (D1).
  *
  * <p><b>Scores</b> are coverage (R11, {@link LexicalIndex}): BM25 divided by the query's ideal,
  * read from the same point-in-time view as the search.
@@ -130,30 +131,40 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
         return follower.takeNotices();
     }
 
+    /** Commits what searches applied and did not commit yet, then lets go of the index. */
     @Override
     public synchronized void close() {
-        handles.close();
-    }
-
-    /** Applies what is new in the authority's change log (bounded in time); returns where it stands. */
-    public LuceneStatus catchUp(Authority authority) {
-        return authority.read(this::follow);
-    }
-
-    private synchronized LuceneStatus follow(Snapshot s) {
-        return follow(s, true);
+        try {
+            follower.flush();
+        } catch (IOException | RuntimeException e) {
+            // derived: the next process applies the same entries again from the last commit
+        } finally {
+            handles.close();
+        }
     }
 
     /**
-     * Follows the change log in {@code s}, unless this index already followed it in {@code s} and
-     * {@code again} is false: a snapshot's log does not move, so the searches of one recall (one
-     * snapshot) follow it once.
+     * Applies what is new in the authority's change log (bounded in time) and commits it; returns
+     * where it stands.
      */
-    private LuceneStatus follow(Snapshot s, boolean again) {
-        if (!again && s == followed.get()) {
+    public LuceneStatus catchUp(Authority authority) {
+        return authority.read(this::followDurably);
+    }
+
+    private synchronized LuceneStatus followDurably(Snapshot s) {
+        followed = new WeakReference<>(s);
+        return follower.follow(s, true);
+    }
+
+    /**
+     * Follows the change log in {@code s}, unless this index already followed it in {@code s}: a
+     * snapshot's log does not move, so the searches of one recall (one snapshot) follow it once.
+     */
+    private LuceneStatus follow(Snapshot s) {
+        if (s == followed.get()) {
             return follower.status();
         }
-        LuceneStatus status = follower.follow(s);
+        LuceneStatus status = follower.follow(s, false);
         followed = new WeakReference<>(s);
         return status;
     }
@@ -191,7 +202,7 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
         if (phrases.isEmpty() || limit == 0) {
             return List.of();
         }
-        follow(snapshot, false);
+        follow(snapshot);
         return searcher.memories(phrases, filter, limit);
     }
 
@@ -201,7 +212,7 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
         if (phrases.isEmpty() || limit == 0) {
             return List.of();
         }
-        follow(snapshot, false);
+        follow(snapshot);
         return searcher.events(phrases, scope, limit);
     }
 
@@ -211,7 +222,7 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
         if (words.isEmpty()) {
             return Coverage.NONE;
         }
-        follow(snapshot, false);
+        follow(snapshot);
         return Coverage.of(words.size(), searcher.scopeRows(filter.scope()), least -> {
             synchronized (this) {
                 return searcher.held(words, filter, least);
@@ -225,7 +236,7 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
         if (q.k() == 0) {
             return new Neighbours(List.of(), 0);
         }
-        follow(snapshot, false);
+        follow(snapshot);
         return vectors.nearest(snapshot, q);
     }
 

@@ -18,8 +18,9 @@ import java.util.List;
  *     time (a commit each) until it is current, and prints {@code done}</li>
  * <li>{@code rebuild}: prints {@code started}, then rebuilds the index again and again until killed</li>
  * <li>{@code hold}: catches up (taking the write lock), prints {@code ready <applied>}, then reads
- *     commands from stdin: {@code catchup} (prints {@code caught <applied>}); end of input closes and
- *     exits</li>
+ *     commands from stdin: {@code catchup} (prints {@code caught <applied>}), {@code search <query>}
+ *     (a search of the diary's current memories, which applies the log as a recall's would; prints
+ *     {@code found <rows>}); end of input closes and exits</li>
  * </ul>
  * Its standard error goes to the parent's, so a failure in it is visible in the test output.
  */
@@ -66,6 +67,9 @@ public final class LuceneChild {
         for (String line = in.readLine(); line != null; line = in.readLine()) {
             if (line.equals("catchup")) {
                 System.out.println("caught " + index.catchUp(authority).applied());
+            } else if (line.startsWith("search ")) {
+                System.out.println("found " + Archive.rows(Archive.memories(authority, index, line.substring(7),
+                        dev.jiyi.authority.index.Eligibility.current(Archive.DIARY, Archive.NOW), 10)));
             }
         }
     }

@@ -1,0 +1,116 @@
+package dev.jiyi.lucene;
+
+import dev.jiyi.authority.Authority;
+import dev.jiyi.authority.Memory;
+import dev.jiyi.authority.index.Eligibility;
+
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.store.FSDirectory;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static dev.jiyi.lucene.Archive.DIARY;
+import static dev.jiyi.lucene.Archive.NOW;
+import static dev.jiyi.lucene.Archive.memories;
+import static dev.jiyi.lucene.Archive.remember;
+import static dev.jiyi.lucene.Archive.rows;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * When the index commits what it applied ({@link LuceneFollower}'s class comment): a search finds
+ * what it applied at once without paying a commit; {@code catchUp}, closing and any deletion commit;
+ * a process killed before committing loses nothing, because the next one applies the log again.
+ */
+class LuceneCommitTest {
+
+    private static final Eligibility CURRENT = Eligibility.current(DIARY, NOW);
+
+    @TempDir
+    Path home;
+
+    @Test
+    @DisplayName("L2 L4 a search applies the log and finds it at once; catchUp, close and a deletion commit it (a deletion at once, with no residue of the deleted memory in the last commit)")
+    void searchesCommitLater() throws IOException {
+        try (Authority a = Authority.open(home.resolve("jiyi.db"), List.of())) {
+            Memory tea = remember(a, DIARY, "tea", "我每天早上喝乌龙茶 oolong tea every morning");
+            Path dir;
+            Memory violin;
+            try (LuceneIndex lucene = LuceneIndex.open(home.resolve("lucene"), LuceneOptions.defaults())) {
+                lucene.catchUp(a);
+                dir = lucene.directory().orElseThrow();
+                assertThat(committed(dir, tea)).as("catchUp commits").isTrue();
+
+                Memory hike = remember(a, DIARY, "hike", "周末去香山爬山 hiking at Fragrant Hills");
+                assertThat(rows(memories(a, lucene, "爬山 hiking", CURRENT, 10))).containsExactly(hike.rowId());
+                assertThat(committed(dir, hike)).as("a search's catch-up is searched, not yet committed").isFalse();
+                lucene.catchUp(a);
+                assertThat(committed(dir, hike)).as("catchUp commits what searches applied before").isTrue();
+
+                Memory piano = remember(a, DIARY, "piano", "晚上练钢琴 piano practice at night");
+                assertThat(rows(memories(a, lucene, "钢琴 piano", CURRENT, 10))).containsExactly(piano.rowId());
+                assertThat(committed(dir, piano)).isFalse();
+                a.deleteMemory(DIARY, tea.id());
+                assertThat(rows(memories(a, lucene, "乌龙茶 oolong", CURRENT, 10))).isEmpty();
+                assertThat(committed(dir, tea)).as("a deletion is committed by the search that applies it").isFalse();
+                assertThat(committed(dir, piano)).as("with everything applied before it").isTrue();
+
+                violin = remember(a, DIARY, "swim", "周六学游泳 swimming lessons on Saturday");
+                assertThat(rows(memories(a, lucene, "游泳 swimming", CURRENT, 10))).containsExactly(violin.rowId());
+                assertThat(committed(dir, violin)).isFalse();
+            }
+            assertThat(committed(dir, violin)).as("closing commits").isTrue();
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    @DisplayName("L2 a process killed with applied work not yet committed loses nothing: the next one applies the log again, without a rebuild")
+    void killedBeforeCommitting() throws Exception {
+        try (Authority a = Authority.open(home.resolve("jiyi.db"), List.of())) {
+            remember(a, DIARY, "tea", "我每天早上喝乌龙茶 oolong tea every morning");
+            Process holder = LuceneChild.start("hold", home);
+            Memory piano;
+            try (BufferedReader out = new BufferedReader(new InputStreamReader(holder.getInputStream(),
+                    StandardCharsets.UTF_8));
+                 Writer in = new java.io.OutputStreamWriter(holder.getOutputStream(), StandardCharsets.UTF_8)) {
+                LuceneChild.await(out, "ready ");
+                piano = remember(a, DIARY, "piano", "晚上练钢琴 piano practice at night");
+                in.write("search 钢琴 piano\n");
+                in.flush();
+                assertThat(LuceneChild.await(out, "found ")).isEqualTo("found " + List.of(piano.rowId()));
+                Path dir;
+                try (LuceneIndex probe = LuceneIndex.open(home.resolve("lucene"), LuceneOptions.defaults())) {
+                    dir = probe.directory().orElseThrow();
+                }
+                assertThat(committed(dir, piano)).as("the holder applied it without committing").isFalse();
+            } finally {
+                holder.destroyForcibly();
+                assertThat(holder.waitFor(20, TimeUnit.SECONDS)).isTrue();
+            }
+            try (LuceneIndex lucene = LuceneIndex.open(home.resolve("lucene"), LuceneOptions.defaults())) {
+                assertThat(rows(memories(a, lucene, "钢琴 piano", CURRENT, 10))).containsExactly(piano.rowId());
+                assertThat(lucene.takeNotices()).as("applied again from the last commit, not rebuilt").isEmpty();
+            }
+        }
+    }
+
+    /** Whether the last commit in {@code dir} holds the memory's document. */
+    private static boolean committed(Path dir, Memory m) throws IOException {
+        try (FSDirectory d = FSDirectory.open(dir); DirectoryReader reader = DirectoryReader.open(d)) {
+            return new IndexSearcher(reader).count(new TermQuery(Documents.id(Documents.MEMORY, m.id()))) > 0;
+        }
+    }
+}
