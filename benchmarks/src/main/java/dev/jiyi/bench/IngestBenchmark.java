@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Event ingestion through the engine the CLI uses ({@link Jiyi}: the SQLite authority with the FTS5
  * index attached), on a real database file in a temporary directory: empty ({@code size} 0) or a copy
- * of the seeded chat archive of {@code size} memories and as many events ({@link JmhArchives}).
+ * of the realistic archive of {@code size} turns, an event and a memory each ({@link ZipfCorpus},
+ * {@link JmhArchives#openZipf}).
  *
  * <ul>
  *   <li>{@link #submitOne}: one {@code submitEvent} per invocation, so one BEGIN IMMEDIATE ...
@@ -37,7 +38,8 @@ import java.util.concurrent.TimeUnit;
  *   database each iteration; reported as milliseconds per batch.</li>
  * </ul>
  *
- * <p>Texts come from {@link ChatCorpus} (20-200 characters, Chinese, English and code-switched).
+ * <p>The events are the turns that continue the archive ({@link ZipfCorpus#events}: its scopes,
+ * sessions and Zipfian vocabulary, Chinese, English and mixed), as a host's next conversations would.
  * The jieba dictionary is loaded in setup, outside the measurement.
  */
 @Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Dfile.encoding=UTF-8"})
@@ -57,20 +59,22 @@ public class IngestBenchmark {
 
         ScratchHome scratch;
         Jiyi jiyi;
-        ChatCorpus corpus;
+        ZipfCorpus corpus;
+        long next;
 
         @Setup(Level.Trial)
         public void open() {
             ChineseTokens.warmUp();
             scratch = start(size, "single");
             jiyi = Jiyi.open(scratch.home());
-            corpus = new ChatCorpus(seed, "single");
+            corpus = new ZipfCorpus(seed, size);
+            next = size;
         }
 
         @TearDown(Level.Trial)
         public void close() {
             System.out.printf("%n[single] seed %d, %d events committed onto %d, database %d bytes%n",
-                    seed, corpus.produced(), size, scratch.databaseBytes());
+                    seed, next - size, size, scratch.databaseBytes());
             jiyi.close();
             scratch.close();
         }
@@ -100,8 +104,8 @@ public class IngestBenchmark {
         @Setup(Level.Trial)
         public void generate() {
             ChineseTokens.warmUp();
-            archive = size == 0 ? null : JmhArchives.open(size, false);
-            List<EventSubmission> all = new ChatCorpus(seed, "batch").nextEvents(events);
+            archive = size == 0 ? null : JmhArchives.openZipf(size);
+            List<EventSubmission> all = new ZipfCorpus(seed, size).events(size, size + (long) events);
             chunks = chunk(all, chunkSize);
         }
 
@@ -125,7 +129,7 @@ public class IngestBenchmark {
     @BenchmarkMode(Mode.Throughput)
     @OutputTimeUnit(TimeUnit.SECONDS)
     public SubmitResult submitOne(SingleCommit state) {
-        return state.jiyi.authority().submitEvent(state.corpus.nextEvent());
+        return state.jiyi.authority().submitEvent(state.corpus.event(state.next++));
     }
 
     @Benchmark
@@ -144,9 +148,9 @@ public class IngestBenchmark {
         return committed;
     }
 
-    /** An empty scratch home, or one holding a copy of the chat archive of {@code size}. */
+    /** An empty scratch home, or one holding a copy of the realistic archive of {@code size}. */
     static ScratchHome start(int size, String purpose) {
-        return size == 0 ? ScratchHome.create(purpose) : JmhArchives.copy(JmhArchives.open(size, false), purpose);
+        return size == 0 ? ScratchHome.create(purpose) : JmhArchives.copy(JmhArchives.openZipf(size), purpose);
     }
 
     static <T> List<List<T>> chunk(List<T> items, int size) {
