@@ -170,14 +170,11 @@ final class ScopedBm25 {
         return QueryCoverage.ideal(held, absent);
     }
 
-    /**
-     * What a search of this table asks for ({@link QueryCoverage#searched}), by the scope's rows
-     * holding each term (the counts the query's ideal reads too, so they are counted once a read).
-     */
+    /** What a search of this table asks for ({@link QueryCoverage#searched}), by the table's rows holding each term. */
     List<String> searched(List<String> terms) {
         return QueryCoverage.searched(terms, term -> {
             try {
-                return alone ? tableHolding(term) : scopeHolding(term);
+                return tableHolding(term);
             } catch (SQLException e) {
                 throw new StorageException("counting the rows that hold a query term", e);
             }

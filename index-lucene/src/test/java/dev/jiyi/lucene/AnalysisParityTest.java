@@ -127,11 +127,7 @@ class AnalysisParityTest {
                 TermsEnum te = terms.iterator();
                 PostingsEnum postings = null;
                 for (BytesRef term = te.next(); term != null; term = te.next()) {
-                    String scoped = term.utf8ToString();
-                    String prefix = List.of(Documents.termPrefix(DIARY), Documents.termPrefix(Archive.WORK)).stream()
-                            .filter(scoped::startsWith).findFirst().orElse(null);
-                    assertThat(prefix).as("every text term starts with a scope: %s", scoped).isNotNull();
-                    String text = scoped.substring(prefix.length());
+                    String text = term.utf8ToString();
                     postings = te.postings(postings, PostingsEnum.POSITIONS);
                     for (int doc = postings.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = postings.nextDoc()) {
                         rowValues[0] = leaf.reader().getSortedNumericDocValues(Documents.ROW);
