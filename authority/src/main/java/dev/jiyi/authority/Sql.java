@@ -79,6 +79,20 @@ public final class Sql {
     }
 
     /**
+     * Runs {@code ps}, an INSERT into a table whose INTEGER PRIMARY KEY is its rowid, and returns the
+     * new row's key. Not {@code INSERT ... RETURNING}: SQLite gathers RETURNING rows in an ephemeral
+     * table per execution, and at a million rows that made an event's insert about 30 % slower
+     * (batch ingestion 5,200 to 7,200 events/s against 8,600 to 9,400 without it).
+     */
+    public long insert(PreparedStatement ps) throws SQLException {
+        ps.executeUpdate();
+        try (ResultSet rs = prepare("SELECT last_insert_rowid()").executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /**
      * Runs {@code ps} (a query, or a write with RETURNING) and returns its first column as text, every
      * row, fully read before any other statement runs.
      */

@@ -11,7 +11,6 @@ import dev.jiyi.authority.Times;
 import dev.jiyi.authority.index.ChangeLog;
 
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
@@ -53,7 +52,7 @@ public final class Events {
         Instant ingested = Times.now();
         Instant occurred = s.occurredAt() != null ? s.occurredAt() : ingested;
         PreparedStatement ps = sql.prepare("INSERT INTO events (id, persona_id, project_id, role, source, category, "
-                + "session_id, text, occurred_at, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING sequence");
+                + "session_id, text, occurred_at, ingested_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
         ps.setString(1, s.id());
         ps.setString(2, s.scope().personaId());
         ps.setString(3, s.scope().projectId());
@@ -64,11 +63,7 @@ public final class Events {
         ps.setString(8, s.text());
         ps.setString(9, Times.format(occurred));
         ps.setString(10, Times.format(ingested));
-        long sequence;
-        try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            sequence = rs.getLong(1);
-        }
+        long sequence = sql.insert(ps);
         Event event = new Event(sequence, s.id(), s.scope(), s.role(), s.source(), s.category(), s.sessionId(),
                 s.text(), occurred, ingested, ExtractionState.NONE, null, false);
         indexes.eventAdded(event);

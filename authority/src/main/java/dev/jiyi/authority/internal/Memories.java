@@ -86,7 +86,7 @@ public final class Memories {
         PreparedStatement ps = sql.prepare("INSERT INTO memories (id, persona_id, project_id, event_id, kind, basis, "
                 + "text, quote, confidence, subject, fact_key, valid_at, invalid_at, emotion_label, valence, arousal, "
                 + "gist, cue_keys, created_at, evidence_seq, lineage_id, closed_by, stated_invalid_at) "
-                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq");
+                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
         ps.setString(1, id);
         ps.setString(2, scope.personaId());
         ps.setString(3, scope.projectId());
@@ -110,11 +110,7 @@ public final class Memories {
         ps.setString(21, at.lineageId());
         ps.setString(22, closedBy);
         ps.setString(23, Times.format(d.invalidAt()));
-        long rowId;
-        try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            rowId = rs.getLong(1);
-        }
+        long rowId = sql.insert(ps);
         Memory memory = new Memory(rowId, id, scope, source.id(), d.kind(), d.basis(), d.text(), d.quote(),
                 d.confidence(), d.subject(), d.factKey(), validity, null, emotion, d.gist(), d.cueKeys(), now);
         indexes.memoryAdded(memory);
