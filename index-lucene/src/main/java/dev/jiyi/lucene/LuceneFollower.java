@@ -42,7 +42,8 @@ import java.util.stream.IntStream;
  * <p><b>When it commits.</b> What a search applied is visible to this process's next search at once
  * (the searchers read the writer's near-real-time view); it is made durable (a Lucene commit, with
  * its fsyncs) when it applied a deletion (D1 must hold when the deletion returns), when asked
- * ({@link LuceneIndex#catchUp}, closing), or when the last commit is {@link #COMMIT_EVERY} old.
+ * ({@link LuceneIndex#catchUp}, closing), or when a search applies something and the last commit is
+ * {@link #COMMIT_EVERY} old (a process that stops searching holds what it applied until it closes).
  * A search then does not pay a commit for each turn ingested between two recalls (at 1,000,000
  * memories, those commits were the p99 of whole recall). The index is derived and re-applying an
  * entry is harmless: a process killed with work not yet committed leaves the next one to apply it
@@ -54,7 +55,7 @@ final class LuceneFollower implements ChangeLogFollower.Target {
     /** Documents per write from which they are analyzed on every core. */
     private static final int PARALLEL_FROM = 64;
 
-    /** The longest a search leaves what it applied uncommitted (see the class comment). */
+    /** The age of the last commit from which a search that applied something commits (see the class comment). */
     static final long COMMIT_EVERY = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
 
     private final Handles h;
