@@ -3,7 +3,6 @@ package dev.jiyi.bench;
 import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.Deletion;
 import dev.jiyi.authority.Event;
-import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.Table;
 import dev.jiyi.engine.IndexKind;
 import dev.jiyi.engine.Jiyi;
@@ -29,8 +28,8 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Permanent deletion of one event and the memory derived from it (D1, B1), on a copy of a seeded chat
- * archive: {@link #authority} is the authority's transaction (the rows, their FTS5 entries, the
+ * Permanent deletion of one event and the memory derived from it (D1, B1), on a copy of the realistic
+ * archive ({@link ZipfCorpus}, {@link JmhArchives#openZipf}: four scopes, one memory per turn): {@link #authority} is the authority's transaction (the rows, their FTS5 entries, the
  * deletion record); {@link #withLucene} adds Lucene's catch-up, which deletes the documents, merges
  * away the segments' deleted documents and commits, as a home with a Lucene index pays before its next
  * search. Each invocation deletes another event, picked at setup by seeded random sequence numbers.
@@ -53,14 +52,15 @@ public class DeleteBenchmark {
 
         ScratchHome scratch;
         Jiyi jiyi;
-        List<String> victims;
+        List<ZipfCorpus.Turn> victims;
         private int next;
 
         @Setup(Level.Trial)
         public void open() {
-            scratch = JmhArchives.copy(JmhArchives.open(size, false), "delete");
+            scratch = JmhArchives.copy(JmhArchives.openZipf(size), "delete");
             jiyi = Jiyi.open(scratch.home());
-            victims = victims(jiyi.authority(), Math.min(POOL, size / 2), ChatCorpus.DEFAULT_SEED);
+            victims = victims(new ZipfCorpus(ChatCorpus.DEFAULT_SEED, size), Math.min(POOL, size / 2),
+                    ChatCorpus.DEFAULT_SEED);
         }
 
         @TearDown(Level.Trial)
@@ -70,7 +70,7 @@ public class DeleteBenchmark {
             scratch.close();
         }
 
-        String nextVictim() {
+        ZipfCorpus.Turn nextVictim() {
             if (next == victims.size()) {
                 throw new IllegalStateException("all " + victims.size() + " events picked for deletion are deleted:"
                         + " shorten the iterations or raise POOL");
@@ -92,11 +92,26 @@ public class DeleteBenchmark {
     }
 
     private static Deletion delete(Archive a) {
-        Deletion d = a.jiyi.authority().deleteEvent(Scope.DEFAULT, a.nextVictim());
+        ZipfCorpus.Turn victim = a.nextVictim();
+        Deletion d = a.jiyi.authority().deleteEvent(victim.scope(), ZipfCorpus.eventId(ChatCorpus.DEFAULT_SEED, victim.n()));
         if (d.memoryIds().isEmpty()) {
             throw new IllegalStateException("a deletion removed no memory");
         }
         return d;
+    }
+
+    /** {@code n} distinct turns of the archive {@code corpus} made, picked by seeded random numbers. */
+    static List<ZipfCorpus.Turn> victims(ZipfCorpus corpus, int n, long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        Set<Long> picked = new HashSet<>();
+        List<ZipfCorpus.Turn> turns = new ArrayList<>(n);
+        while (turns.size() < n) {
+            long turn = random.nextLong(corpus.size());
+            if (picked.add(turn)) {
+                turns.add(corpus.turn(turn));
+            }
+        }
+        return turns;
     }
 
     /** The IDs of {@code n} distinct events at seeded random sequence numbers. */

@@ -138,8 +138,9 @@ public final class Guard implements Callable<Integer> {
         out.printf(Locale.ROOT, "jiyi bench guard: %d bounds, Java %s, %d processors, load average at start %s%n",
                 parsed.size(), System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(),
                 IngestHarness.loadAverage());
+        Map<Key, Double> p50 = new LinkedHashMap<>();
         Map<Key, Double> p99 = new LinkedHashMap<>();
-        Map<Key, Double> scores = measure(parsed, p99);
+        Map<Key, Double> scores = measure(parsed, p50, p99);
         Map<Integer, Double> hnswRecall = new HashMap<>();
         for (Bound b : parsed) {
             if (b instanceof Bound.Hnsw h && !hnswRecall.containsKey(h.size())) {
@@ -148,11 +149,12 @@ public final class Guard implements Callable<Integer> {
         }
         out.println();
         if (!scores.isEmpty()) {
-            out.println("ms per call, mean and p99:");
+            out.println("ms per call, mean, p50 and p99:");
         }
-        scores.forEach((k, v) -> out.printf(Locale.ROOT, "  %-44s %10.3f %10.3f%n", k, v, p99.getOrDefault(k, Double.NaN)));
+        scores.forEach((k, v) -> out.printf(Locale.ROOT, "  %-44s %10.3f %10.3f %10.3f%n", k, v, p50.getOrDefault(k, Double.NaN),
+                p99.getOrDefault(k, Double.NaN)));
         hnswRecall.forEach((size, r) -> out.printf(Locale.ROOT, "  hnsw recall@%d at %,d: %.3f%n", GuardBounds.K, size, r));
-        List<Verdict> verdicts = GuardBounds.check(parsed, new GuardBounds.Figures(scores, p99, hnswRecall));
+        List<Verdict> verdicts = GuardBounds.check(parsed, new GuardBounds.Figures(scores, p50, p99, hnswRecall));
         out.println();
         verdicts.forEach(v -> out.println(v.line()));
         long failed = verdicts.stream().filter(v -> !v.ok()).count();
@@ -174,7 +176,8 @@ public final class Guard implements Callable<Integer> {
     }
 
     /** One JMH run per benchmark family the bounds read, over the sizes and variants they name. */
-    private Map<Key, Double> measure(List<Bound> parsed, Map<Key, Double> p99) throws RunnerException {
+    private Map<Key, Double> measure(List<Bound> parsed, Map<Key, Double> p50, Map<Key, Double> p99)
+            throws RunnerException {
         Map<Family, Set<String>> methods = new LinkedHashMap<>();
         Map<Family, Set<Integer>> sizes = new HashMap<>();
         Map<Family, Set<String>> variants = new HashMap<>();
@@ -192,12 +195,14 @@ public final class Guard implements Callable<Integer> {
             ChainedOptionsBuilder options = new OptionsBuilder()
                     .include("^" + f.type.getName().replace(".", "\\.") + "\\.(" + String.join("|", e.getValue()) + ")$")
                     .param("size", sizes.get(f).stream().map(String::valueOf).toArray(String[]::new))
-                    .param(f.variantParam, variants.get(f).toArray(String[]::new))
                     .forks(forks)
                     .warmupIterations(warmup).warmupTime(TimeValue.milliseconds(millis))
                     .measurementIterations(iterations).measurementTime(TimeValue.milliseconds(millis))
                     .shouldFailOnError(true)
                     .verbosity(quiet ? VerboseMode.SILENT : VerboseMode.NORMAL);
+            if (f.variantParam != null) {
+                options.param(f.variantParam, variants.get(f).toArray(String[]::new));
+            }
             if (archives != null) {
                 // JMH takes a fork's extra arguments from the options or from @Fork, never both: repeat @Fork's.
                 List<String> args = new java.util.ArrayList<>(List.of(JmhArchives.FORK_ARGS));
@@ -207,9 +212,10 @@ public final class Guard implements Callable<Integer> {
             Collection<RunResult> results = new Runner(options.build()).run();
             for (RunResult r : results) {
                 String method = r.getParams().getBenchmark().substring(f.type.getName().length() + 1);
-                Key k = new Key(f.prefix + "." + method, r.getParams().getParam(f.variantParam),
+                Key k = new Key(f.prefix + "." + method, f.variantParam == null ? "" : r.getParams().getParam(f.variantParam),
                         Integer.parseInt(r.getParams().getParam("size")));
                 scores.put(k, r.getPrimaryResult().getScore());
+                p50.put(k, r.getPrimaryResult().getStatistics().getPercentile(50));
                 p99.put(k, r.getPrimaryResult().getStatistics().getPercentile(99));
             }
         }

@@ -25,11 +25,13 @@ final class GuardBounds {
                 Set.of("KNOWN_ITEM", "TOPICAL", "LONG", "DIALOGUE")),
         UNIFORM_RECALL("uniformRecall", UniformRecallBenchmark.class, "kind", Set.of("fts5", "lucene"),
                 Set.of("WINDOW", "COMMON", "FREQUENT", "LONG")),
-        SEMANTIC("semantic", SemanticRecallBenchmark.class, "mode", Set.of("exact", "hnsw"), Set.of("SEMANTIC", "DEEP"));
+        SEMANTIC("semantic", SemanticRecallBenchmark.class, "mode", Set.of("exact", "hnsw"), Set.of("SEMANTIC", "DEEP")),
+        RESUME("resume", ResumeBenchmark.class, "basis", Set.of("fts5", "lucene"), Set.of("QUERY", "LATEST")),
+        DELETE("delete", DeleteBenchmark.class, null, Set.of("authority", "withLucene"), Set.of());
 
         final String prefix;
         final Class<?> type;
-        /** The parameter a bound's variant sets (besides {@code size}). */
+        /** The parameter a bound's variant sets (besides {@code size}); null for a family without variants. */
         final String variantParam;
         final Set<String> methods;
         /** The values that parameter takes. */
@@ -54,13 +56,21 @@ final class GuardBounds {
         }
     }
 
-    /** One measured benchmark: a method at a variant (query kind or recall mode, upper case) and an archive size. */
+    /**
+     * One measured benchmark: a method at a variant (query kind, recall mode or resume basis, upper
+     * case; empty for a family without variants) and an archive size.
+     */
     record Key(String benchmark, String variant, int size) {
 
         @Override
         public String toString() {
-            return benchmark + " " + variant.toLowerCase(Locale.ROOT) + " " + size;
+            return benchmark + " " + (variant.isEmpty() ? "" : variant.toLowerCase(Locale.ROOT) + " ") + size;
         }
+    }
+
+    /** A variant as bounds print it: lower case, then a space; nothing for a family without variants. */
+    private static String shown(String variant) {
+        return variant.isEmpty() ? "" : variant.toLowerCase(Locale.ROOT) + " ";
     }
 
     /** A checked bound: its source line, and a figure no greater (or, {@code atLeast}, no less) than {@code bound}. */
@@ -96,8 +106,7 @@ final class GuardBounds {
             }
 
             public String describe() {
-                return String.format(Locale.ROOT, "growth %s %s %,d -> %,d", benchmark, variant.toLowerCase(Locale.ROOT),
-                        from, to);
+                return String.format(Locale.ROOT, "growth %s %s%,d -> %,d", benchmark, shown(variant), from, to);
             }
         }
 
@@ -118,14 +127,14 @@ final class GuardBounds {
             }
 
             public String describe() {
-                return String.format(Locale.ROOT, "ratio %s / %s %s at %,d", benchmark, against,
-                        variant.toLowerCase(Locale.ROOT), size);
+                return String.format(Locale.ROOT, "ratio %s / %s %sat %,d", benchmark, against, shown(variant), size);
             }
         }
 
         /**
-         * {@code mean BENCHMARK VARIANT SIZE <= MS} or {@code p99 ...}: one benchmark's mean or 99th
-         * percentile time per call, in milliseconds: a bound of the machine it was set on (2 cores).
+         * {@code mean BENCHMARK VARIANT SIZE <= MS}, {@code p50 ...} or {@code p99 ...}: one
+         * benchmark's mean, median or 99th percentile time per call, in milliseconds: a bound of the
+         * machine it was set on (2 cores).
          */
         record Time(int line, Statistic statistic, String benchmark, String variant, int size, double bound)
                 implements Bound {
@@ -139,12 +148,11 @@ final class GuardBounds {
             }
 
             public double figure(Figures measured) {
-                return (statistic == Statistic.MEAN ? measured.mean() : measured.p99()).get(keys().get(0));
+                return measured.of(statistic).get(keys().get(0));
             }
 
             public String describe() {
-                return String.format(Locale.ROOT, "%s ms %s %s at %,d", statistic.code, benchmark,
-                        variant.toLowerCase(Locale.ROOT), size);
+                return String.format(Locale.ROOT, "%s ms %s %sat %,d", statistic.code, benchmark, shown(variant), size);
             }
         }
 
@@ -171,7 +179,7 @@ final class GuardBounds {
 
     /** A time bound's statistic. */
     enum Statistic {
-        MEAN("mean"), P99("p99");
+        MEAN("mean"), P50("p50"), P99("p99");
 
         final String code;
 
@@ -180,8 +188,16 @@ final class GuardBounds {
         }
     }
 
-    /** What a guard run measured: each benchmark's mean and 99th percentile ms per call, and HNSW's recall by size. */
-    record Figures(Map<Key, Double> mean, Map<Key, Double> p99, Map<Integer, Double> hnswRecall) {
+    /** What a guard run measured: each benchmark's mean, median and 99th percentile ms per call, and HNSW's recall by size. */
+    record Figures(Map<Key, Double> mean, Map<Key, Double> p50, Map<Key, Double> p99, Map<Integer, Double> hnswRecall) {
+
+        Map<Key, Double> of(Statistic statistic) {
+            return switch (statistic) {
+                case MEAN -> mean;
+                case P50 -> p50;
+                case P99 -> p99;
+            };
+        }
     }
 
     /** A bounds file that cannot be read as bounds: names the line and the rule, never echoes the text. */
@@ -202,6 +218,10 @@ final class GuardBounds {
             if (f.length == 1 && f[0].isEmpty()) {
                 continue;
             }
+            if (f.length > 1 && Set.of("growth", "ratio", "mean", "p50", "p99").contains(f[0])
+                    && Family.of(benchmark(f[1], n)).variantParam == null) {
+                f = withoutVariant(f);
+            }
             out.add(switch (f[0]) {
                 case "growth" -> {
                     expect(f, n, 7, "growth BENCHMARK VARIANT FROM TO <= X");
@@ -220,22 +240,32 @@ final class GuardBounds {
                     }
                     yield new Bound.Ratio(n, a, b, variant(a, f[4], n), size(f[5], n), bound(f, n, "<="));
                 }
-                case "mean", "p99" -> {
+                case "mean", "p50", "p99" -> {
                     expect(f, n, 6, f[0] + " BENCHMARK VARIANT SIZE <= MS");
-                    yield new Bound.Time(n, f[0].equals("mean") ? Statistic.MEAN : Statistic.P99, benchmark(f[1], n),
+                    yield new Bound.Time(n, Statistic.valueOf(f[0].toUpperCase(Locale.ROOT)), benchmark(f[1], n),
                             variant(f[1], f[2], n), size(f[3], n), bound(f, n, "<="));
                 }
                 case "hnsw" -> {
                     expect(f, n, 4, "hnsw SIZE >= X");
                     yield new Bound.Hnsw(n, size(f[1], n), bound(f, n, ">="));
                 }
-                default -> throw new BoundsException(n, "must start with growth, ratio, mean, p99 or hnsw");
+                default -> throw new BoundsException(n, "must start with growth, ratio, mean, p50, p99 or hnsw");
             });
         }
         if (out.isEmpty()) {
             throw new BoundsException(lines.size(), "the file holds no bound");
         }
         return out;
+    }
+
+    /**
+     * A line of a family without variants ({@code delete}) as the other families' lines read: an
+     * empty variant after the benchmark (and after the second one of a ratio).
+     */
+    private static String[] withoutVariant(String[] f) {
+        List<String> fields = new ArrayList<>(List.of(f));
+        fields.add(f[0].equals("ratio") && fields.size() > 4 ? 4 : 2, "");
+        return fields.toArray(String[]::new);
     }
 
     private static void expect(String[] f, int line, int fields, String form) {
@@ -247,18 +277,23 @@ final class GuardBounds {
     private static String benchmark(String name, int line) {
         if (Family.of(name) == null) {
             throw new BoundsException(line, "unknown benchmark: must be fastRecall.fts5, fastRecall.lucene, uniformRecall.fts5,"
-                    + " uniformRecall.lucene, semantic.exact or semantic.hnsw");
+                    + " uniformRecall.lucene, semantic.exact, semantic.hnsw, resume.fts5, resume.lucene,"
+                    + " delete.authority or delete.withLucene");
         }
         return name;
     }
 
-    /** The variant upper-cased, if the benchmark's family has it (a query kind or a recall mode). */
+    /** The variant upper-cased, if the benchmark's family has it (a query kind, a recall mode, a resume basis). */
     private static String variant(String benchmark, String v, int line) {
         Family family = Family.of(benchmark);
+        if (family != null && family.variantParam == null && v.isEmpty()) {
+            return v;
+        }
         String upper = v.toUpperCase(Locale.ROOT);
         if (family == null || !family.variants.contains(upper)) {
             throw new BoundsException(line, "unknown variant: fastRecall takes known_item, topical, long or dialogue;"
-                    + " uniformRecall window, common, frequent or long; semantic semantic or deep");
+                    + " uniformRecall window, common, frequent or long; semantic semantic or deep; resume query or latest;"
+                    + " delete none");
         }
         return upper;
     }
@@ -311,8 +346,7 @@ final class GuardBounds {
     static List<Verdict> check(List<Bound> bounds, Figures measured) {
         List<Verdict> out = new ArrayList<>();
         for (Bound b : bounds) {
-            Map<Key, Double> read = b instanceof Bound.Time t && t.statistic() == Statistic.P99 ? measured.p99()
-                    : measured.mean();
+            Map<Key, Double> read = b instanceof Bound.Time t ? measured.of(t.statistic()) : measured.mean();
             for (Key k : b.keys()) {
                 if (!read.containsKey(k)) {
                     throw new IllegalStateException("no score was measured for " + k);

@@ -23,16 +23,19 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
  * {@code session_resume} (B1): one whole context pack of {@link PackRequest#DEFAULT_BUDGET}, counted
- * in bytes, on a copy of a seeded chat archive with a live session on top (40 turns, agreements,
- * growth, an emotion, a checkpoint: what {@link ResumeHarness} adds), its recalled memories found on
- * FTS5 or on Lucene ({@code index}), by the next of a cycle of corpus-window queries or, with
- * {@code query} false, by the checkpoint and the latest user turn.
+ * in bytes, on a copy of the realistic archive ({@link ZipfCorpus}, {@link JmhArchives#openZipf})
+ * with a live session on top in its largest scope (the 40 turns that continue the archive,
+ * agreements, growth, an emotion, a checkpoint: what {@link ResumeHarness} adds), its recalled
+ * memories found on FTS5 ({@link #fts5}) or on Lucene ({@link #lucene}), recalled by what
+ * {@code basis} says: the next of a cycle of held-out topical questions of that scope
+ * ({@link Basis#QUERY}), or no query, so the checkpoint and the latest user turn
+ * ({@link Basis#LATEST}).
  */
 @Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Dfile.encoding=UTF-8", "-Xmx3g"})
 @Warmup(iterations = 2, time = 2, timeUnit = TimeUnit.SECONDS)
@@ -43,35 +46,46 @@ public class ResumeBenchmark {
 
     static final int QUERIES = 200;
 
+    /** The scope of the live session: the archive's largest. */
+    static final Scope SCOPE = ZipfCorpus.SCOPES.getFirst();
+
+    /** What a pack recalls by. */
+    public enum Basis {
+        /** A held-out topical question of the session's scope. */
+        QUERY,
+        /** No query: the pack recalls by the checkpoint and the latest user turn. */
+        LATEST
+    }
+
     @State(org.openjdk.jmh.annotations.Scope.Benchmark)
     public static class Session {
 
         @Param({"10000", "100000", "1000000"})
         public int size;
 
-        @Param({"fts5", "lucene"})
-        public String index;
-
-        @Param({"true", "false"})
-        public boolean query;
+        @Param({"QUERY", "LATEST"})
+        public Basis basis;
 
         ScratchHome scratch;
         Jiyi jiyi;
-        ContextPack packer;
+        ContextPack fts5;
+        ContextPack lucene;
         List<String> queries;
-        private int next;
+        private int fts5Next;
+        private int luceneNext;
 
         @Setup(Level.Trial)
         public void open() {
-            scratch = JmhArchives.copy(JmhArchives.open(size, false), "resume");
+            scratch = JmhArchives.copy(JmhArchives.openZipf(size), "resume");
             jiyi = Jiyi.open(scratch.home());
-            ResumeHarness.addSession(jiyi.authority(), ChatCorpus.DEFAULT_SEED);
+            ZipfCorpus corpus = new ZipfCorpus(ChatCorpus.DEFAULT_SEED, size);
+            ResumeHarness.addSession(jiyi.authority(), ChatCorpus.DEFAULT_SEED, SCOPE,
+                    corpus.events(size, size + ResumeHarness.SESSION_TURNS));
             LuceneRecallHarness.catchUp(jiyi.backend(IndexKind.LUCENE, LuceneBackend.class).index(), jiyi.authority());
             Clock clock = Clock.systemUTC();
-            packer = new ContextPack(jiyi.authority(), jiyi.recall(jiyi.recallIndex(index), RecallConfig.DEFAULT, clock),
-                    clock);
-            queries = SemanticHarness.queries(new ChatCorpus(ChatCorpus.DEFAULT_SEED, "resume-query"), QUERIES,
-                    new SplittableRandom(ChatCorpus.DEFAULT_SEED));
+            fts5 = new ContextPack(jiyi.authority(), jiyi.recall("fts5", RecallConfig.DEFAULT, clock), clock);
+            lucene = new ContextPack(jiyi.authority(), jiyi.recall("lucene", RecallConfig.DEFAULT, clock), clock);
+            queries = queries(corpus, QUERIES);
         }
 
         @TearDown(Level.Trial)
@@ -80,15 +94,38 @@ public class ResumeBenchmark {
             scratch.close();
         }
 
-        PackRequest nextRequest() {
-            String q = query ? queries.get(next++ % queries.size()) : null;
-            return new PackRequest(Scope.DEFAULT, PackRequest.DEFAULT_BUDGET, null, q, ResumeHarness.SESSION,
-                    RecallMode.FAST);
+        PackRequest nextForFts5() {
+            return request(basis == Basis.QUERY ? queries.get(fts5Next++ % queries.size()) : null);
+        }
+
+        PackRequest nextForLucene() {
+            return request(basis == Basis.QUERY ? queries.get(luceneNext++ % queries.size()) : null);
+        }
+
+        private static PackRequest request(String query) {
+            return new PackRequest(SCOPE, PackRequest.DEFAULT_BUDGET, null, query, ResumeHarness.SESSION, RecallMode.FAST);
         }
     }
 
     @Benchmark
-    public Pack resume(Session s) {
-        return s.packer.pack(s.nextRequest());
+    public Pack fts5(Session s) {
+        return s.fts5.pack(s.nextForFts5());
+    }
+
+    @Benchmark
+    public Pack lucene(Session s) {
+        return s.lucene.pack(s.nextForLucene());
+    }
+
+    /** The texts of the first {@code n} held-out topical questions asked in {@link #SCOPE}. */
+    static List<String> queries(ZipfCorpus corpus, int n) {
+        List<String> out = new ArrayList<>(n);
+        for (int i = 0; out.size() < n; i++) {
+            ZipfCorpus.Query q = corpus.query(ZipfCorpus.QueryKind.TOPICAL, i);
+            if (q.scope().equals(SCOPE)) {
+                out.add(q.text());
+            }
+        }
+        return out;
     }
 }

@@ -185,11 +185,23 @@ public final class ResumeHarness implements Callable<Integer> {
     /** A live session on top of the archive: recent turns, agreements and growth, an emotion, a checkpoint. */
     static void addSession(Authority authority, long seed) {
         ChatCorpus corpus = new ChatCorpus(seed, "resume-session");
+        List<EventSubmission> source = new ArrayList<>();
+        for (int i = 0; i < SESSION_TURNS; i++) {
+            source.add(corpus.nextEvent());
+        }
+        addSession(authority, seed, Scope.DEFAULT, source);
+    }
+
+    /**
+     * {@link #addSession(Authority, long)} in {@code scope}, its turns the IDs, roles and texts of the
+     * first {@value #SESSION_TURNS} of {@code source}, a minute apart in the last hour.
+     */
+    static void addSession(Authority authority, long seed, Scope scope, List<EventSubmission> source) {
         Instant start = Instant.now().minusSeconds(3_600);
         List<EventSubmission> turns = new ArrayList<>();
         for (int i = 0; i < SESSION_TURNS; i++) {
-            EventSubmission e = corpus.nextEvent();
-            turns.add(new EventSubmission(e.id(), Scope.DEFAULT, e.role(), e.text(), "bench", null, SESSION,
+            EventSubmission e = source.get(i);
+            turns.add(new EventSubmission(e.id(), scope, e.role(), e.text(), "bench", null, SESSION,
                     start.plusSeconds(60L * i)));
         }
         DeletionHarness.require(authority.submitEvents(turns));
@@ -205,12 +217,12 @@ public final class ResumeHarness implements Callable<Integer> {
             } else {
                 b.kind(i % 3 == 0 ? Kind.GROWTH : Kind.AGREEMENT);
             }
-            drafts.add(new Derivation(Scope.DEFAULT, b.build()));
+            drafts.add(new Derivation(scope, b.build()));
         }
         DeletionHarness.require(authority.addMemories(drafts));
-        long covered = authority.recentEvents(Scope.DEFAULT, SESSION, java.util.EnumSet.allOf(dev.jiyi.authority.Category.class),
+        long covered = authority.recentEvents(scope, SESSION, java.util.EnumSet.allOf(dev.jiyi.authority.Category.class),
                 Instant.now(), 1).getFirst().sequence();
-        authority.saveCheckpoint(Scope.DEFAULT, new CheckpointDraft(SESSION, "整理下周的项目计划 plan next week's project",
+        authority.saveCheckpoint(scope, new CheckpointDraft(SESSION, "整理下周的项目计划 plan next week's project",
                 List.of("列出截止日期"), List.of("确认会议时间 confirm the meeting", "提醒团队"), List.of("不超过三页"),
                 "问用户周五是否有空", covered));
     }

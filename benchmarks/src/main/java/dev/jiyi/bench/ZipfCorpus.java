@@ -140,10 +140,15 @@ public final class ZipfCorpus {
         return new Turn(n, scope, role, text, words, "zipf-" + seed + "-" + session, at);
     }
 
-    /** Turn {@code n} as an event submission, its ID {@code zipf-SEED-N}. */
+    /** Turn {@code n} as an event submission, its ID {@link #eventId}. */
     public EventSubmission event(long n) {
         Turn t = turn(n);
-        return new EventSubmission("zipf-" + seed + "-" + n, t.scope(), t.role(), t.text(), "bench", null, t.session(), t.at());
+        return new EventSubmission(eventId(seed, n), t.scope(), t.role(), t.text(), "bench", null, t.session(), t.at());
+    }
+
+    /** The event ID of turn {@code n} of the corpus of {@code seed}: {@code zipf-SEED-N}. */
+    public static String eventId(long seed, long n) {
+        return "zipf-" + seed + "-" + n;
     }
 
     /** Turn {@code n}'s memory: its text, with a validity that is superseded or not yet begun for a few. */

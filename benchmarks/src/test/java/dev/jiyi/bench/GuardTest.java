@@ -62,7 +62,7 @@ class GuardTest {
                 new Key("uniformRecall.lucene", "WINDOW", 1_000_000), 30.0,
                 new Key("uniformRecall.fts5", "WINDOW", 1_000_000), 100.0);
 
-        List<Verdict> v = GuardBounds.check(bounds, new GuardBounds.Figures(scores, p99, Map.of(100_000, 0.97)));
+        List<Verdict> v = GuardBounds.check(bounds, new GuardBounds.Figures(scores, Map.of(), p99, Map.of(100_000, 0.97)));
         assertThat(v).extracting(Verdict::ok).containsExactly(false, true, true, false, true);
         assertThat(v.get(3).line()).startsWith("FAIL").contains("p99 ms fastRecall.lucene known_item at 1,000,000",
                 "12.500", "worse by 2.500");
@@ -73,11 +73,37 @@ class GuardTest {
         assertThat(v.get(1).line()).startsWith("OK").contains("0.300", "margin 0.200");
         assertThat(v.get(2).line()).startsWith("OK").contains(">= 0.950", "margin 0.020");
 
-        assertThat(GuardBounds.check(bounds, new GuardBounds.Figures(scores, p99, Map.of(100_000, 0.90))).get(2).ok()).isFalse();
-        assertThatThrownBy(() -> GuardBounds.check(bounds, new GuardBounds.Figures(scores, Map.of(), Map.of(100_000, 0.97))))
+        assertThat(GuardBounds.check(bounds, new GuardBounds.Figures(scores, Map.of(), p99, Map.of(100_000, 0.90))).get(2).ok()).isFalse();
+        assertThatThrownBy(() -> GuardBounds.check(bounds, new GuardBounds.Figures(scores, Map.of(), Map.of(), Map.of(100_000, 0.97))))
                 .hasMessageContaining("no score was measured for fastRecall.lucene known_item 1000000");
-        assertThatThrownBy(() -> GuardBounds.check(bounds, new GuardBounds.Figures(Map.of(), Map.of(), Map.of(100_000, 0.97))))
+        assertThatThrownBy(() -> GuardBounds.check(bounds, new GuardBounds.Figures(Map.of(), Map.of(), Map.of(), Map.of(100_000, 0.97))))
                 .hasMessageContaining("no score was measured for uniformRecall.lucene window 10000");
+    }
+
+    @Test
+    @DisplayName("B1 resume and deletion are bounded too: p50 and p99 of a resume by its basis, of a deletion with no variant, growth and ratio of both")
+    void resumeAndDeletionBounds() {
+        List<Bound> bounds = GuardBounds.parse(List.of(
+                "p50 resume.lucene latest 1000000 <= 20",
+                "p99 resume.fts5 query 1000000 <= 100",
+                "p50 delete.withLucene 1000000 <= 300",
+                "growth delete.withLucene 10000 1000000 <= 3",
+                "ratio delete.authority / delete.withLucene 1000000 <= 1"));
+        assertThat(bounds.get(0)).isEqualTo(new Bound.Time(1, GuardBounds.Statistic.P50, "resume.lucene", "LATEST", 1_000_000, 20));
+        assertThat(bounds.get(2)).isEqualTo(new Bound.Time(3, GuardBounds.Statistic.P50, "delete.withLucene", "", 1_000_000, 300));
+        Key withLucene = new Key("delete.withLucene", "", 1_000_000);
+        Map<Key, Double> mean = Map.of(withLucene, 700.0, new Key("delete.withLucene", "", 10_000), 100.0,
+                new Key("delete.authority", "", 1_000_000), 35.0);
+        Map<Key, Double> p50 = Map.of(new Key("resume.lucene", "LATEST", 1_000_000), 19.9, withLucene, 640.0);
+        Map<Key, Double> p99 = Map.of(new Key("resume.fts5", "QUERY", 1_000_000), 850.0);
+
+        List<Verdict> v = GuardBounds.check(bounds, new GuardBounds.Figures(mean, p50, p99, Map.of()));
+        assertThat(v).extracting(Verdict::ok).containsExactly(true, false, false, false, true);
+        assertThat(v.get(0).line()).startsWith("OK").contains("p50 ms resume.lucene latest at 1,000,000", "19.900");
+        assertThat(v.get(2).line()).startsWith("FAIL").contains("p50 ms delete.withLucene at 1,000,000", "640.000",
+                "worse by 340.000");
+        assertThat(v.get(3).line()).contains("growth delete.withLucene 10,000 -> 1,000,000", "7.000");
+        assertThat(v.get(4).line()).contains("ratio delete.authority / delete.withLucene at 1,000,000", "0.050");
     }
 
     @Test
@@ -91,7 +117,12 @@ class GuardTest {
         assertBad("growth uniformRecall.lucene window 10000 100000 >= 3", "operator must be <=");
         assertBad("hnsw 100000 >= -1", "positive number");
         assertBad("hnsw 100000 >= NaN", "positive number");
-        assertBad("drop table bounds", "must start with growth, ratio, mean, p99 or hnsw");
+        assertBad("drop table bounds", "must start with growth, ratio, mean, p50, p99 or hnsw");
+        assertBad("p50 resume.lucene 1000000 <= 20", "must read 'p50 BENCHMARK VARIANT SIZE <= MS'");
+        assertBad("p50 resume.lucene known_item 1000000 <= 20", "unknown variant");
+        assertBad("p50 delete.withLucene event 1000000 <= 300", "must read 'p50 BENCHMARK VARIANT SIZE <= MS'");
+        assertBad("ratio delete.withLucene / resume.lucene 1000000 <= 20", "one benchmark family");
+        assertBad("p50 delete.sqlite 1000000 <= 300", "unknown benchmark");
         assertBad("p99 fastRecall.lucene known_item 1000000 10", "must read 'p99 BENCHMARK VARIANT SIZE <= MS'");
         assertBad("p99 fastRecall.lucene window 1000000 <= 10", "unknown variant");
         assertBad("mean fastRecall.lucene topical 1000000 <= -3", "positive number");
@@ -117,11 +148,14 @@ class GuardTest {
                 "ratio uniformRecall.lucene / uniformRecall.fts5 common 300 <= 1000",
                 "ratio semantic.hnsw / semantic.exact deep 300 <= 1000",
                 "hnsw 300 >= 0.5",
-                "p99 fastRecall.lucene known_item 300 <= 5000", ""));
+                "p99 fastRecall.lucene known_item 300 <= 5000",
+                "p50 resume.lucene latest 300 <= 5000",
+                "p50 delete.withLucene 300 <= 5000", ""));
         Run ok = guard("--bounds", generous.toString(), "--archives", archives.toString(), "--forks", "0",
                 "--warmup", "1", "--iterations", "1", "--time", "100", "--quiet");
         assertThat(ok.code()).as(ok.out()).isZero();
-        assertThat(ok.out()).contains("5 of 5 bounds hold", "fastRecall.lucene known_item 300", "uniformRecall.lucene window 600", "uniformRecall.fts5 common 300",
+        assertThat(ok.out()).contains("7 of 7 bounds hold", "fastRecall.lucene known_item 300", "resume.lucene latest 300",
+                        "delete.withLucene 300", "uniformRecall.lucene window 600", "uniformRecall.fts5 common 300",
                         "semantic.hnsw deep 300", "hnsw recall@10 at 300")
                 .containsPattern("(?m)^OK +growth uniformRecall.lucene window 300 -> 600 ");
         assertThat(archives.resolve("chat-600-s" + ChatCorpus.DEFAULT_SEED)).isDirectory();

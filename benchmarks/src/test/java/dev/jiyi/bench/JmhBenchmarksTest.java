@@ -180,35 +180,34 @@ class JmhBenchmarksTest {
             a.close();
         }
         assertThat(copy).doesNotExist();
-        try (dev.jiyi.engine.Jiyi cached = dev.jiyi.engine.Jiyi.open(JmhArchives.open(SIZE, false).home())) {
+        try (dev.jiyi.engine.Jiyi cached = dev.jiyi.engine.Jiyi.open(JmhArchives.openZipf(SIZE).home())) {
             assertThat(cached.authority().tableCounts().byName().get("events")).as("the cached archive is untouched")
                     .isEqualTo(SIZE);
         }
     }
 
     @Test
-    @DisplayName("B1 resume: a whole pack over the archive and a live session, with and without a query, on both indexes")
+    @DisplayName("B1 resume: a whole pack over the realistic archive and a live session, by a query and by the latest turn, on both indexes")
     void resumePacksTheSession() {
         ResumeBenchmark benchmark = new ResumeBenchmark();
-        for (String index : List.of("fts5", "lucene")) {
-            java.util.Set<String> recalledBy = new java.util.HashSet<>();
-            for (boolean query : List.of(true, false)) {
-                ResumeBenchmark.Session s = new ResumeBenchmark.Session();
-                s.size = SIZE;
-                s.index = index;
-                s.query = query;
-                s.open();
-                try {
-                    Pack p = benchmark.resume(s);
+        for (ResumeBenchmark.Basis basis : ResumeBenchmark.Basis.values()) {
+            ResumeBenchmark.Session s = new ResumeBenchmark.Session();
+            s.size = SIZE;
+            s.basis = basis;
+            s.open();
+            try {
+                for (Pack p : List.of(benchmark.fts5(s), benchmark.lucene(s))) {
                     assertThat(p.status()).isEqualTo(Pack.OK);
                     assertThat(p.context()).contains("plan next week's project");
-                    recalledBy.add(p.recalledBy());
-                } finally {
-                    s.close();
+                    // With a query the pack recalls by it; without one, by the checkpoint and the latest user turn.
+                    assertThat(p.recalledBy()).as(basis.name())
+                            .isEqualTo(basis == ResumeBenchmark.Basis.QUERY ? "query" : "checkpoint+latest_user_turn");
                 }
+                assertThat(ResumeBenchmark.queries(new ZipfCorpus(ChatCorpus.DEFAULT_SEED, SIZE), 3))
+                        .as("held-out questions of the session's scope").hasSize(3).doesNotHaveDuplicates();
+            } finally {
+                s.close();
             }
-            // With a query the pack recalls by it; without one, by the checkpoint and the latest user turn.
-            assertThat(recalledBy).as(index).hasSize(2).contains("checkpoint+latest_user_turn");
         }
     }
 

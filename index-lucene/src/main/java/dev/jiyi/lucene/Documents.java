@@ -167,7 +167,10 @@ final class Documents {
      * for the documents the query's terms propose: almost every memory is valid now, so a range
      * over the points would collect nearly the whole index before the search starts, and two
      * exclusions (the few memories not valid now) would cut the search into as many pieces as there
-     * are exceptions.
+     * are exceptions. Exclusions inside this filter, found on the points, were measured too
+     * (2026-12-05, realistic archive of 1,000,000 turns): known-item recall's mean went from 15.9 to
+     * 21.9 ms and topical from 17.7 to 27.3, since one memory in 40 is superseded and each search
+     * gathers those of every segment before it starts.
      */
     static Query eligible(Eligibility filter) {
         BooleanQuery.Builder b = new BooleanQuery.Builder()
