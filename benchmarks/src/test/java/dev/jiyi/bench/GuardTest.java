@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class GuardTest {
 
     @Test
-    @DisplayName("B1 the built-in bounds parse: p99 at 1M for every query kind on the realistic archive, growth from 10k to 1M, FTS5's times, Lucene against FTS5, HNSW against exact")
+    @DisplayName("B1 the built-in bounds parse: p99 at 1M for every query kind on the realistic archive, growth from 10k to 1M, FTS5's times, Lucene against FTS5, HNSW against exact, resume p50 on both indexes, deletion with Lucene")
     void builtInBoundsParse() throws IOException {
         List<Bound> bounds;
         try (InputStream in = Guard.class.getResourceAsStream(Guard.DEFAULT_BOUNDS)) {
@@ -37,6 +37,14 @@ class GuardTest {
         assertThat(bounds).filteredOn(b -> b instanceof Bound.Time t && t.benchmark().equals("fastRecall.fts5"))
                 .as("FTS5, the contract path, is bounded too").hasSizeGreaterThanOrEqualTo(2);
         assertThat(bounds).filteredOn(b -> b instanceof Bound.Hnsw).isNotEmpty();
+        for (String basis : List.of("QUERY", "LATEST")) {
+            for (String index : List.of("resume.fts5", "resume.lucene")) {
+                assertThat(bounds).as("a p50 bound at 1M for " + index + " " + basis).anySatisfy(b -> assertThat(b)
+                        .isEqualTo(new Bound.Time(b.line(), GuardBounds.Statistic.P50, index, basis, 1_000_000, b.bound())));
+            }
+        }
+        assertThat(bounds).as("deletion with Lucene at 1M").anySatisfy(b -> assertThat(b).isEqualTo(
+                new Bound.Time(b.line(), GuardBounds.Statistic.P50, "delete.withLucene", "", 1_000_000, b.bound())));
         for (String kind : List.of("KNOWN_ITEM", "TOPICAL", "LONG", "DIALOGUE")) {
             assertThat(bounds).as("a p99 bound at 1M for " + kind).anySatisfy(b -> assertThat(b).isInstanceOfSatisfying(
                     Bound.Time.class, t -> assertThat(List.of(t.statistic(), t.benchmark(), t.variant(), t.size()))
