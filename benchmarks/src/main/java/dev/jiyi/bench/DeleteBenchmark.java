@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  * archive ({@link ZipfCorpus}, {@link JmhArchives#openZipf}: four scopes, one memory per turn): {@link #authority} is the authority's transaction (the rows, their FTS5 entries, the
  * deletion record); {@link #withLucene} adds Lucene's catch-up, which deletes the documents, merges
  * away the segments' deleted documents and commits, as a home with a Lucene index pays before its next
- * search. Each invocation deletes another event, picked at setup by seeded random sequence numbers.
+ * search. Each invocation deletes another turn, picked at setup by seeded random turn numbers.
  */
 @Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Dfile.encoding=UTF-8", "-Xmx3g"})
 @Warmup(iterations = 2, time = 2, timeUnit = TimeUnit.SECONDS)

@@ -51,14 +51,15 @@ import java.util.concurrent.Callable;
  * when every bound holds, 1 when one does not, 2 on a bad option or bounds file, 3 when a benchmark
  * could not run.
  *
- * <p>Bounds are ratios, so that a slower or busier machine moves both sides of each: growth of one
+ * <p>Bounds are of two sorts. Times (a benchmark's mean, p50 or p99 at one archive size, in ms) are
+ * the machine's. Ratios move both of their sides on a slower or busier machine: growth of one
  * benchmark's mean time from one archive size to another, one benchmark's mean against another's on
  * the same queries and archive, and HNSW's recall@10 against the exact scan (a quality ratio,
  * measured directly, deterministic for a seed). The file's format is in its own header
  * ({@code benchmarks/src/main/resources/dev/jiyi/bench/guard-bounds.txt}, the default).
  */
 @Command(name = "guard", mixinStandardHelpOptions = true,
-        description = "Runs a short JMH pass and checks the ratio bounds of a bounds file: OK or FAIL per bound.")
+        description = "Runs a short JMH pass and checks the bounds of a bounds file (times and ratios): OK or FAIL per bound.")
 public final class Guard implements Callable<Integer> {
 
     /** The default bounds, on the class path. */

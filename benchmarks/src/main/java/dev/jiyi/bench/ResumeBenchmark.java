@@ -117,13 +117,18 @@ public class ResumeBenchmark {
         return s.lucene.pack(s.nextForLucene());
     }
 
-    /** The texts of the first {@code n} held-out topical questions asked in {@link #SCOPE}. */
+    /** The texts of the first {@code n} held-out topical questions of {@link #SCOPE}. */
     static List<String> queries(ZipfCorpus corpus, int n) {
-        List<String> out = new ArrayList<>(n);
+        return questions(corpus, n).stream().map(ZipfCorpus.Query::text).toList();
+    }
+
+    /** The first {@code n} held-out topical questions the corpus asks in {@link #SCOPE}. */
+    static List<ZipfCorpus.Query> questions(ZipfCorpus corpus, int n) {
+        List<ZipfCorpus.Query> out = new ArrayList<>(n);
         for (int i = 0; out.size() < n; i++) {
             ZipfCorpus.Query q = corpus.query(ZipfCorpus.QueryKind.TOPICAL, i);
             if (q.scope().equals(SCOPE)) {
-                out.add(q.text());
+                out.add(q);
             }
         }
         return out;

@@ -128,7 +128,8 @@ class GuardTest {
         assertBad("drop table bounds", "must start with growth, ratio, mean, p50, p99 or hnsw");
         assertBad("p50 resume.lucene 1000000 <= 20", "must read 'p50 BENCHMARK VARIANT SIZE <= MS'");
         assertBad("p50 resume.lucene known_item 1000000 <= 20", "unknown variant");
-        assertBad("p50 delete.withLucene event 1000000 <= 300", "must read 'p50 BENCHMARK VARIANT SIZE <= MS'");
+        assertBad("p50 delete.withLucene event 1000000 <= 300", "must read 'p50 BENCHMARK SIZE <= MS'");
+        assertBad("growth delete.withLucene 100000 <= 2", "must read 'growth BENCHMARK FROM TO <= X'");
         assertBad("ratio delete.withLucene / resume.lucene 1000000 <= 20", "one benchmark family");
         assertBad("p50 delete.sqlite 1000000 <= 300", "unknown benchmark");
         assertBad("p99 fastRecall.lucene known_item 1000000 10", "must read 'p99 BENCHMARK VARIANT SIZE <= MS'");

@@ -46,7 +46,8 @@ final class Handles {
      * archive (segments a flush writes are bounded by the RAM buffer, 64 MB, about 16 MB on disk);
      * searches pay a little per segment in exchange. Measured at 1,000,000 turns (2026-12-05, the
      * RAM buffer scaled with it): 8 MB made a deletion about 35 % cheaper (p50 330 to 360 ms against
-     * 555) and recall's mean between 6 % cheaper and 38 % dearer in two runs; 4 MB (125 segments)
+     * 554) and recall's mean (known items, topics) between 8 % cheaper and 38 % dearer in two runs;
+     * 4 MB (125 segments)
      * 270 to 300 ms and recall 67 to 78 % dearer.
      */
     static final int MAX_SEGMENT_MB = 16;
