@@ -64,7 +64,7 @@ final class GuardBounds {
 
         @Override
         public String toString() {
-            return benchmark + " " + (variant.isEmpty() ? "" : variant.toLowerCase(Locale.ROOT) + " ") + size;
+            return benchmark + " " + shown(variant) + size;
         }
     }
 
