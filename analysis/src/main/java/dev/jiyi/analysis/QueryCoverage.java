@@ -92,8 +92,9 @@ public final class QueryCoverage {
 
     /**
      * The terms of a query that a search asks for (both indexes follow it, so they keep equal
-     * evidence): the terms some row of the table holds ({@code holding}, the table's rows holding a
-     * term, as both indexes count them), in the query's order; when together they hold more than
+     * evidence): the terms some row of the scope holds ({@code holding}, the scope's rows of the
+     * table holding a term, as both indexes count them: a scope is searched as if it were an index of
+     * its own, R11), in the query's order; when together they hold more than
      * {@link #SEARCHED_ROWS} rows, the rarest of them (the most informative) while they hold no more
      * than that, and at least the {@link #SEARCHED_TERMS} rarest. Left out are the most common terms
      * of a long query, the ones that add rows sharing nothing with it but a common word. Terms no row

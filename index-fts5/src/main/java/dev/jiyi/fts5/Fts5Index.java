@@ -28,25 +28,28 @@ import java.util.Map;
 /**
  * The FTS5 index: {@code memories_fts} and {@code events_fts} rows written and removed inside the
  * authority's transactions, holding the analysis module's tokens (jieba index mode + CJK unigrams)
- * as space-separated text in column {@code tokens}, and the row's scope token in column
- * {@code scope}. Row IDs are {@code memories.seq} and {@code events.sequence}. Every search
- * requires its scope's token, and each table's rank function ({@code bm25(1.0, 0.0)}, set by
- * migration 10) gives the scope column weight 0: the scope filters, the text's terms score (R11). (A
- * token among the text's would count as a matched term: as informative as a content word in an
- * archive of several scopes, and worth most in short rows.)
+ * as space-separated text in column {@code tokens}, each behind its scope's key
+ * ({@link Fts5Terms#tokens}), and the row's scope token in column {@code scope}. Row IDs are
+ * {@code memories.seq} and {@code events.sequence}.
+ *
+ * <p>A word is a different FTS5 term in each scope, so a search for a scope's terms reads only that
+ * scope's rows (S1), and FTS5's document frequency of a term is the scope's (R11): a scope's search
+ * costs what its own rows cost, however many other scopes share the table. The scope token only
+ * counts the scope's rows; each table's rank function ({@code bm25(1.0, 0.0)}, set by migration 10)
+ * gives its column weight 0.
  */
 public final class Fts5Index implements TransactionalIndex, LexicalIndex {
 
 
     /**
-     * Tokens computed ahead of a write transaction ({@link #analyzeAhead}), by the text they were
-     * computed from; taken out when the row is written. Per thread, because the write that asked for
+     * Content terms computed ahead of a write transaction ({@link #analyzeAhead}), by the text they
+     * were computed from (the scope's key is put in front when the row is written); taken out then. Per thread, because the write that asked for
      * them runs on the thread that asked (an authority is used by one thread at a time), and another
      * authority sharing this index must not empty it. A cache only: a text not in it is analyzed in
      * the transaction, and it is emptied before each write, so it never outgrows one batch. The
      * tokens of a text are a function of the text, so a stale entry is still right.
      */
-    private final ThreadLocal<Map<String, String>> analyzed = ThreadLocal.withInitial(HashMap::new);
+    private final ThreadLocal<Map<String, List<String>>> analyzed = ThreadLocal.withInitial(HashMap::new);
 
     /**
      * This index's format and analysis. Rows are written and deleted with the tokens computed from
@@ -54,7 +57,15 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
      * to the analysis ({@link ChineseTokens#version()}, the JDK's Unicode tables included) or to the
      * row layout below changes this string, and the authority rebuilds the index before writing to it.
      */
-    public static final String VERSION = "fts5-scope-column-1/" + ChineseTokens.version();
+    public static final String VERSION = "fts5-scoped-terms-1/" + ChineseTokens.version();
+
+    /**
+     * What every text term of a scope's rows starts with in the FTS5 tables ({@link Fts5Terms#tokens}),
+     * for those who read the tables themselves (tests, diagnostics).
+     */
+    public static String termPrefix(Scope scope) {
+        return Fts5Terms.key(scope);
+    }
 
     @Override
     public String version() {
@@ -73,7 +84,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
      */
     @Override
     public void analyzeAhead(List<EventSubmission> events, List<MemoryDraft> memories) {
-        Map<String, String> ahead = analyzed.get();
+        Map<String, List<String>> ahead = analyzed.get();
         ahead.clear();
         List<String> texts = new ArrayList<>(events.size() + memories.size());
         for (EventSubmission e : events) {
@@ -84,10 +95,10 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         }
         // A batch is segmented on every core (the segmenter and its dictionary are immutable); the
         // write waits for it anyway.
-        List<String> tokens = (texts.size() >= PARALLEL_FROM ? texts.parallelStream() : texts.stream())
-                .map(Fts5Terms::contentTokens).toList();
+        List<List<String>> terms = (texts.size() >= PARALLEL_FROM ? texts.parallelStream() : texts.stream())
+                .map(Fts5Terms::contentTerms).toList();
         for (int i = 0; i < texts.size(); i++) {
-            ahead.put(texts.get(i), tokens.get(i));
+            ahead.put(texts.get(i), terms.get(i));
         }
     }
 
@@ -97,13 +108,18 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     /**
      * The index's two tables, as this index defines them (since schema 12 the FTS5 index owns them;
      * migrations 1, 4 and 10 created their earlier forms and stay as released): contentless, the
-     * {@code ascii} tokenizer over the analysis module's tokens, the scope token in a column of its
-     * own that the rank function {@code bm25(1.0, 0.0)} weighs 0, and secure-delete, so that a
-     * deleted row's terms leave the index pages at once (D1). A change here is a change of
+     * {@code ascii} tokenizer over the analysis module's scoped tokens, the scope token in a column
+     * of its own that the rank function {@code bm25(1.0, 0.0)} weighs 0, and secure-delete, so that a
+     * deleted row's terms leave the index pages at once (D1); and {@code fts5_scope_rows}, each
+     * scope's rows in each table, kept in the same transactions as the rows ({@link ScopedBm25}
+     * divides by it, where FTS5 would walk the scope token's whole posting list to count them). A
+     * change here is a change of
      * {@link #VERSION}: the rebuild that follows begins with {@link #clear}, which replaces the
      * tables with ones of this definition.
      */
     private static final List<String> TABLES = List.of(
+            "CREATE TABLE IF NOT EXISTS fts5_scope_rows (tbl TEXT NOT NULL, scope TEXT NOT NULL, "
+                    + "rows INTEGER NOT NULL, PRIMARY KEY (tbl, scope)) WITHOUT ROWID",
             "CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(tokens, scope, content = '', tokenize = 'ascii')",
             "CREATE VIRTUAL TABLE IF NOT EXISTS events_fts USING fts5(tokens, scope, content = '', tokenize = 'ascii')",
             "INSERT INTO memories_fts (memories_fts, rank) VALUES ('secure-delete', 1)",
@@ -114,7 +130,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     @Override
     public boolean installed(Sql tx) throws SQLException {
         return Sql.strings(tx.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' "
-                + "AND name IN ('memories_fts', 'events_fts')")).getFirst().equals("2");
+                + "AND name IN ('memories_fts', 'events_fts', 'fts5_scope_rows')")).getFirst().equals("3");
     }
 
     @Override
@@ -138,6 +154,13 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
                 problems.add(table.sqlName() + "_fts holds " + indexed + " row(s) for " + counts.of(table) + " "
                         + table.sqlName() + ": the FTS5 index is out of step, run `jiyi reindex`");
             }
+            PreparedStatement ps = tx.prepare("SELECT coalesce(sum(rows), 0) FROM fts5_scope_rows WHERE tbl = ?");
+            ps.setString(1, table.sqlName());
+            long counted = Long.parseLong(Sql.strings(ps).getFirst());
+            if (counted != counts.of(table)) {
+                problems.add("fts5_scope_rows counts " + counted + " " + table.sqlName() + " row(s) for " + counts.of(table)
+                        + ": the FTS5 index is out of step, run `jiyi reindex`");
+            }
         }
         return problems;
     }
@@ -148,13 +171,15 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         analyzed.get().clear();
         tx.execute("DROP TABLE IF EXISTS memories_fts");
         tx.execute("DROP TABLE IF EXISTS events_fts");
+        tx.execute("DROP TABLE IF EXISTS fts5_scope_rows");
         install(tx);
     }
 
     @Override
     public void eventAdded(Sql tx, Event event) throws SQLException {
         write(tx, "INSERT INTO events_fts (rowid, scope, tokens) VALUES (?, ?, ?)", event.sequence(),
-                Fts5Terms.scopeToken(event.scope()), tokensAhead(event.text()));
+                Fts5Terms.scopeToken(event.scope()), tokensAhead(event.scope(), event.text()));
+        count(tx, EVENTS, event.scope(), 1);
     }
 
     /**
@@ -165,25 +190,28 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     @Override
     public void eventRemoved(Sql tx, Event event) throws SQLException {
         write(tx, "INSERT INTO events_fts (events_fts, rowid, scope, tokens) VALUES ('delete', ?, ?, ?)", event.sequence(),
-                Fts5Terms.scopeToken(event.scope()), Fts5Terms.contentTokens(event.text()));
+                Fts5Terms.scopeToken(event.scope()), Fts5Terms.contentTokens(event.scope(), event.text()));
+        count(tx, EVENTS, event.scope(), -1);
     }
 
     @Override
     public void memoryAdded(Sql tx, Memory memory) throws SQLException {
         write(tx, "INSERT INTO memories_fts (rowid, scope, tokens) VALUES (?, ?, ?)", memory.rowId(),
-                Fts5Terms.scopeToken(memory.scope()), tokensAhead(memory.searchText()));
+                Fts5Terms.scopeToken(memory.scope()), tokensAhead(memory.scope(), memory.searchText()));
+        count(tx, MEMORIES, memory.scope(), 1);
     }
 
     @Override
     public void memoryRemoved(Sql tx, Memory memory) throws SQLException {
         write(tx, "INSERT INTO memories_fts (memories_fts, rowid, scope, tokens) VALUES ('delete', ?, ?, ?)", memory.rowId(),
-                Fts5Terms.scopeToken(memory.scope()), Fts5Terms.contentTokens(memory.searchText()));
+                Fts5Terms.scopeToken(memory.scope()), Fts5Terms.contentTokens(memory.scope(), memory.searchText()));
+        count(tx, MEMORIES, memory.scope(), -1);
     }
 
-    /** The tokens of a text, from {@link #analyzeAhead} when it got the text, else computed now. */
-    private String tokensAhead(String text) {
-        String tokens = analyzed.get().remove(text);
-        return tokens != null ? tokens : Fts5Terms.contentTokens(text);
+    /** The tokens of a text in a scope, from terms {@link #analyzeAhead} computed when it got the text, else computed now. */
+    private String tokensAhead(Scope scope, String text) {
+        List<String> terms = analyzed.get().remove(text);
+        return terms != null ? Fts5Terms.tokens(scope, terms) : Fts5Terms.contentTokens(scope, text);
     }
 
     /**
@@ -199,11 +227,11 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     public void removalsDone(Sql tx, List<Event> events, List<Memory> memories) throws SQLException {
         java.util.Set<String> eventTerms = new java.util.HashSet<>();
         for (Event e : events) {
-            eventTerms.addAll(Fts5Terms.indexedTerms(e.text()));
+            eventTerms.addAll(Fts5Terms.indexedTerms(e.scope(), e.text()));
         }
         java.util.Set<String> memoryTerms = new java.util.HashSet<>();
         for (Memory m : memories) {
-            memoryTerms.addAll(Fts5Terms.indexedTerms(m.searchText()));
+            memoryTerms.addAll(Fts5Terms.indexedTerms(m.scope(), m.searchText()));
         }
         KeyTraces.purge(tx, "events_fts", eventTerms);
         KeyTraces.purge(tx, "memories_fts", memoryTerms);
@@ -226,8 +254,8 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
             if (asked.isEmpty()) {
                 return List.of();
             }
-            List<Candidate> best = own.alone() ? bestMemories(snapshot, Fts5Terms.literal(asked), filter, limit)
-                    : eligibleBest(snapshot, own.ranked(asked), filter, limit);
+            List<Candidate> best = own.alone() ? bestMemories(snapshot, Fts5Terms.literal(filter.scope(), asked), filter, limit)
+                    : eligibleBest(snapshot, own.ranked(asked), 1, filter, limit);
             return coverage(best, own.ideal(searched));
         } catch (SQLException e) {
             throw new StorageException("finding memory candidates", e);
@@ -255,11 +283,26 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         String key = table + '\u0000' + scope.personaId() + '\u0000' + scope.projectId();
         ScopedBm25 own = read.get(key);
         if (own == null) {
-            own = new ScopedBm25(snapshot.sql(), table, table.equals(EVENTS) ? "sequence" : "seq", scope,
-                    ScopedBm25.alone(snapshot.sql(), table, scope));
+            own = new ScopedBm25(snapshot.sql(), table, scope, ScopedBm25.alone(snapshot.sql(), table, scope));
             read.put(key, own);
         }
         return own;
+    }
+
+    /**
+     * The best {@code limit} of the rows holding at least {@code least} terms whose memories
+     * {@code filter} admits. Most rows are eligible, so first the best 2 × limit (64 at least), then
+     * their eligibility; only when fewer than {@code limit} of those pass are the rest sorted and read.
+     */
+    private static List<Candidate> eligibleBest(Snapshot snapshot, RowScores scores, int least, Eligibility filter,
+                                                int limit) throws SQLException {
+        int probe = Math.max(64, limit > Integer.MAX_VALUE / 2 ? limit : 2 * limit);
+        List<Candidate> best = scores.best(probe, least);
+        List<Candidate> kept = eligibleOnly(snapshot, best, filter);
+        if (kept.size() >= limit || best.size() < probe) {
+            return kept.subList(0, Math.min(limit, kept.size()));
+        }
+        return eligibleBest(snapshot, scores.best(Integer.MAX_VALUE, least), filter, limit);
     }
 
     /**
@@ -291,7 +334,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
             int probe = limit > Integer.MAX_VALUE / 2 ? limit : 2 * limit;
             PreparedStatement ps = snapshot.sql().prepare("SELECT rowid, rank FROM memories_fts "
                     + "WHERE memories_fts MATCH ? ORDER BY rank, rowid DESC LIMIT ?");
-            ps.setString(1, Fts5Terms.match(filter.scope(), terms));
+            ps.setString(1, Fts5Terms.match(terms));
             ps.setInt(2, probe);
             List<Candidate> best = candidates(ps);
             List<Candidate> kept = eligibleOnly(snapshot, best, filter);
@@ -341,7 +384,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
                 + " ORDER BY f.rank, f.rowid DESC LIMIT ?");
         ps.setString(1, filter.scope().personaId());
         ps.setString(2, filter.scope().projectId());
-        ps.setString(3, Fts5Terms.match(filter.scope(), terms));
+        ps.setString(3, Fts5Terms.match(terms));
         int next = Sql.bindEligible(ps, 4, filter);
         ps.setInt(next, limit);
         return candidates(ps);
@@ -363,12 +406,11 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
             if (own.alone()) {
                 PreparedStatement ps = snapshot.sql().prepare("SELECT rowid, rank FROM events_fts "
                         + "WHERE events_fts MATCH ? ORDER BY rank, rowid DESC LIMIT ?");
-                ps.setString(1, Fts5Terms.match(scope, Fts5Terms.literal(asked)));
+                ps.setString(1, Fts5Terms.match(Fts5Terms.literal(scope, asked)));
                 ps.setInt(2, limit);
                 best = candidates(ps);
             } else {
-                List<Candidate> ranked = own.ranked(asked);
-                best = ranked.subList(0, Math.min(limit, ranked.size()));
+                best = own.ranked(asked).best(limit, 1);
             }
             return coverage(best, own.ideal(searched));
         } catch (SQLException e) {
@@ -401,10 +443,10 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     private double held(Snapshot snapshot, ScopedBm25 memories, ScopedBm25 events, List<String> words,
                         Eligibility filter, int least) throws SQLException {
         double best = 0;
-        for (Candidate c : eligibleBest(snapshot, memories.held(memories.searched(words), least), filter, 1)) {
+        for (Candidate c : eligibleBest(snapshot, memories.held(memories.searched(words)), least, filter, 1)) {
             best = Math.max(best, c.score() / memories.ideal(words));
         }
-        List<Candidate> held = events.held(events.searched(words), least);
+        List<Candidate> held = events.held(events.searched(words)).best(1, least);
         if (!held.isEmpty()) {
             best = Math.max(best, held.get(0).score() / events.ideal(words));
         }
@@ -453,6 +495,16 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
             }
         }
         return out;
+    }
+
+    /** Adds {@code change} to the scope's rows in {@code table} ({@code fts5_scope_rows}). */
+    private static void count(Sql tx, String table, Scope scope, int change) throws SQLException {
+        PreparedStatement ps = tx.prepare("INSERT INTO fts5_scope_rows (tbl, scope, rows) VALUES (?, ?, ?) "
+                + "ON CONFLICT (tbl, scope) DO UPDATE SET rows = rows + excluded.rows");
+        ps.setString(1, table);
+        ps.setString(2, Fts5Terms.key(scope));
+        ps.setInt(3, change);
+        ps.executeUpdate();
     }
 
     private static void write(Sql tx, String sql, long rowId, String scope, String tokens) throws SQLException {

@@ -5,14 +5,12 @@ import dev.jiyi.analysis.QueryCoverage;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.Sql;
 import dev.jiyi.authority.StorageException;
-import dev.jiyi.authority.index.Candidate;
 import dev.jiyi.authority.index.LexicalIndex;
 
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,54 +18,46 @@ import java.util.Map;
 /**
  * FTS5's BM25 with one scope's own statistics, for a table that holds rows of several scopes
  * (R11). FTS5 counts a term's IDF over its whole table, so in an archive of many personas a word
- * that one persona uses all the time (its own name, its cat's) is rare in the table and outweighs
- * the words that tell that persona's rows apart. A scope here is ranked as it would be in a file of
- * its own, except that row lengths are compared with the table's average (FTS5 keeps no per-scope
- * totals).
+ * that one persona uses all the time (its own name, its cat's) would be rare in the table and
+ * outweigh the words that tell that persona's rows apart. A scope here is ranked as it would be in
+ * a file of its own, except that row lengths are compared with the table's average (FTS5 keeps no
+ * per-scope totals).
  *
- * <p>How: each query term is searched alone within the scope. FTS5 ranks every row holding it by
- * {@code idf(t) × s(t, row)}, its BM25 of one phrase (the scope column weighs 0), where {@code s}
- * is the term's saturation in the row, {@code tf (k1 + 1) / (tf + k1 (1 - b + b dl / avgdl))}.
- * Dividing by the table's IDF, computed as FTS5 does from its row count (its averages record) and
- * the term's rows, leaves {@code s}; the scope's IDF, from the scope's rows and the rows that
- * search returned, multiplies it. Summed over the terms, that is the row's BM25 over the scope.
- * It costs one search per distinct term. Each reads the scope's rows holding the term, and, since
- * FTS5's BM25 counts every phrase's rows in the table for its IDF, also all the table's rows holding
- * the term and all the scope's rows (the scope phrase, weight 0 but counted): so the per-term
- * search asks FTS5 for the term alone, whose rank is then exactly the table's IDF times the
- * saturation, and keeps the rows of the scope by the authority's primary key (a term's rows in the
- * table, all scopes, where a scope phrase would read every row of the scope once per term: 65 % of a
- * whole recall at a million rows, most of a large scope's cost). The results are kept
- * for the rest of the read ({@link Fts5Index} keeps one of these per snapshot, table and scope), so
- * the views of a dialogue and the evidence share them.
+ * <p>How: every term is stored behind its scope's key ({@link Fts5Terms#tokens}), so FTS5's
+ * document frequency of a scoped term is the scope's, and a search of it reads the scope's rows
+ * only. What FTS5 does not have is the scope's row count: its IDF divides by the table's. So each
+ * query term is searched alone; FTS5 ranks every row holding it by {@code idf(t) × s(t, row)}, its
+ * BM25 of one phrase (the scope column weighs 0), where {@code s} is the term's saturation in the
+ * row, {@code tf (k1 + 1) / (tf + k1 (1 - b + b dl / avgdl))}. Dividing by FTS5's IDF, computed as
+ * FTS5 does from the table's row count (its averages record) and the rows the search returned,
+ * leaves {@code s}; the scope's IDF, from the scope's rows and the same count, multiplies it. Summed
+ * over the terms, that is the row's BM25 over the scope. It costs one search per distinct term,
+ * each reading the scope's rows that hold it. The results are kept for the rest of the read
+ * ({@link Fts5Index} keeps one of these per snapshot, table and scope), so the views of a dialogue
+ * and the evidence share them.
  */
 final class ScopedBm25 {
 
     private final Sql sql;
     private final String table;
-    private final String scopeToken;
-    private final Scope scope;
-    /** The authority's table the FTS5 table indexes, and its primary key (the FTS5 rowid). */
+    private final String key;
     private final String rowsTable;
-    private final String rowKey;
     private final boolean alone;
     private final Map<String, Hits> hits = new HashMap<>();
-    private final Map<String, Long> tableHolding = new HashMap<>();
-    private final Map<String, Long> scopeHolding = new HashMap<>();
+    private final Map<String, Long> holding = new HashMap<>();
     private long tableRows = -1;
     private long scopeRows = -1;
 
     /**
-     * @param alone whether the scope has every row of the table: then its statistics are the
-     *              table's, and the per-term searches need no scope filter
+     * @param rowsTable the authority's table the FTS5 table indexes ({@code <rowsTable>_fts})
+     * @param alone     whether the scope has every row of the table: then its statistics are the
+     *                  table's, and FTS5's own ranking is the scope's
      */
-    ScopedBm25(Sql sql, String rowsTable, String rowKey, Scope scope, boolean alone) {
+    ScopedBm25(Sql sql, String rowsTable, Scope scope, boolean alone) {
         this.sql = sql;
-        this.table = rowsTable + "_fts";
         this.rowsTable = rowsTable;
-        this.rowKey = rowKey;
-        this.scope = scope;
-        this.scopeToken = Fts5Terms.scopeToken(scope);
+        this.table = rowsTable + "_fts";
+        this.key = Fts5Terms.key(scope);
         this.alone = alone;
     }
 
@@ -97,84 +87,81 @@ final class ScopedBm25 {
     private record Hits(long[] rows, double[] saturation) {
     }
 
-    /** The scope's rows in the table. */
+    /** The scope's rows in the table (kept by {@link Fts5Index} in {@code fts5_scope_rows}). */
     long scopeRows() throws SQLException {
         if (scopeRows < 0) {
-            scopeRows = alone ? tableRows() : documents(scopeToken, "scope");
+            if (alone) {
+                scopeRows = tableRows();
+            } else {
+                PreparedStatement ps = sql.prepare("SELECT rows FROM fts5_scope_rows WHERE tbl = ? AND scope = ?");
+                ps.setString(1, rowsTable);
+                ps.setString(2, key);
+                try (ResultSet rs = ps.executeQuery()) {
+                    scopeRows = rs.next() ? rs.getLong(1) : 0;
+                }
+            }
         }
         return scopeRows;
     }
 
     /**
-     * Every row of the scope holding any of {@code terms}, with its BM25 over the scope, best first;
-     * equal scores newest row first.
+     * Every row of the scope holding any of {@code terms}, with its BM25 over the scope (the best
+     * taken with {@link RowScores#best}: equal scores newest row first).
      */
-    List<Candidate> ranked(List<String> terms) throws SQLException {
-        Map<Long, Double> scores = new HashMap<>();
+    RowScores ranked(List<String> terms) throws SQLException {
+        RowScores scores = new RowScores();
         for (String term : terms) {
             Hits h = hits(term);
             double idf = idf(scopeRows(), h.rows.length);
             for (int i = 0; i < h.rows.length; i++) {
-                scores.merge(h.rows[i], idf * h.saturation[i], Double::sum);
+                scores.add(h.rows[i], idf * h.saturation[i]);
             }
         }
-        return bestFirst(scores);
+        return scores;
     }
 
     /**
-     * Every row of the scope holding at least {@code least} of {@code terms}, scored by how much of
-     * the query it holds: the sum of the scope's IDF of each term it holds, however often and however
-     * long the row (the part of BM25 that measures the query, not the row). Best first; equal sums
-     * newest row first.
+     * Every row of the scope holding any of {@code terms}, scored by how much of the query it holds:
+     * the sum of the scope's IDF of each term it holds, however often and however long the row (the
+     * part of BM25 that measures the query, not the row), and counted by the terms it holds (for
+     * {@link RowScores#best}'s {@code least}).
      */
-    List<Candidate> held(List<String> terms, int least) throws SQLException {
-        Map<Long, Double> sums = new HashMap<>();
-        Map<Long, Integer> counts = new HashMap<>();
+    RowScores held(List<String> terms) throws SQLException {
+        RowScores sums = new RowScores();
         for (String term : terms) {
             Hits h = hits(term);
             double idf = idf(scopeRows(), h.rows.length);
             for (long row : h.rows) {
-                sums.merge(row, idf, Double::sum);
-                counts.merge(row, 1, Integer::sum);
+                sums.add(row, idf);
             }
         }
-        if (least > 1) {
-            sums.keySet().removeIf(row -> counts.get(row) < least);
-        }
-        return bestFirst(sums);
-    }
-
-    private static List<Candidate> bestFirst(Map<Long, Double> scores) {
-        List<Candidate> out = new ArrayList<>(scores.size());
-        for (Map.Entry<Long, Double> e : scores.entrySet()) {
-            out.add(new Candidate(e.getKey(), Math.max(e.getValue(), Double.MIN_VALUE)));
-        }
-        out.sort(Comparator.comparingDouble(Candidate::score).reversed()
-                .thenComparing(Comparator.comparingLong(Candidate::rowId).reversed()));
-        return out;
+        return sums;
     }
 
     /**
      * The query's ideal over the scope ({@link LexicalIndex#ideal}): each term's IDF over the scope
      * (what a row of average length holding it once scores), a term no row of the scope holds as if
-     * one did. Where the scope is alone, the counts are the table's (its vocabulary; no search).
+     * one did.
      */
     double ideal(List<String> terms) throws SQLException {
         Map<String, Double> held = new HashMap<>();
         Map<String, Double> absent = new HashMap<>();
         long rows = scopeRows();
         for (String term : terms) {
-            long n = alone ? tableHolding(term) : scopeHolding(term);
+            long n = holding(term);
             (n > 0 ? held : absent).put(term, idf(Math.max(rows, 1), Math.max(n, 1)));
         }
         return QueryCoverage.ideal(held, absent);
     }
 
-    /** What a search of this table asks for ({@link QueryCoverage#searched}), by the table's rows holding each term. */
+    /**
+     * What a search of this table asks for ({@link QueryCoverage#searched}), by the scope's rows
+     * holding each term (the counts the query's ideal reads too, so they are counted once a read).
+     */
     List<String> searched(List<String> terms) {
         return QueryCoverage.searched(terms, term -> {
             try {
-                return tableHolding(term);
+                return holding(term);
             } catch (SQLException e) {
                 throw new StorageException("counting the rows that hold a query term", e);
             }
@@ -192,93 +179,65 @@ final class ScopedBm25 {
         if (cached != null) {
             return cached;
         }
-        double tableIdf = idf(tableRows(), tableHolding(term));
-        PreparedStatement ps;
-        if (alone) {
-            ps = sql.prepare("SELECT rowid, rank FROM " + table + " WHERE " + table + " MATCH ?");
-        } else {
-            // The term alone (rank: the table's IDF times the saturation), the scope's rows kept by
-            // primary key (the unary + keeps the planner off the scope's index: see Snapshot.turnContexts).
-            ps = sql.prepare("SELECT f.rowid, f.rank FROM " + table + " f JOIN " + rowsTable + " r ON r." + rowKey
-                    + " = f.rowid AND +r.persona_id = ? AND +r.project_id = ? WHERE " + table + " MATCH ?");
-            ps.setString(1, scope.personaId());
-            ps.setString(2, scope.projectId());
-        }
-        ps.setString(alone ? 1 : 3, "tokens : " + quoted(term));
+        PreparedStatement ps = sql.prepare("SELECT rowid, rank FROM " + table + " WHERE " + table + " MATCH ?");
+        ps.setString(1, "tokens : " + Fts5Terms.quoted(key, term));
         long[] rows = new long[16];
-        double[] saturation = new double[16];
+        double[] rank = new double[16];
         int n = 0;
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 if (n == rows.length) {
-                    rows = java.util.Arrays.copyOf(rows, 2 * n);
-                    saturation = java.util.Arrays.copyOf(saturation, 2 * n);
+                    rows = Arrays.copyOf(rows, 2 * n);
+                    rank = Arrays.copyOf(rank, 2 * n);
                 }
                 rows[n] = rs.getLong(1);
-                saturation[n++] = -rs.getDouble(2) / tableIdf;
+                rank[n++] = -rs.getDouble(2);
             }
         }
-        Hits h = new Hits(java.util.Arrays.copyOf(rows, n), java.util.Arrays.copyOf(saturation, n));
+        // FTS5's IDF of the term: the table's rows, and the rows holding it, which are the scope's
+        // (the term is scoped) and exactly the rows this search returned.
+        double tableIdf = idf(tableRows(), n);
+        double[] saturation = new double[n];
+        for (int i = 0; i < n; i++) {
+            saturation[i] = rank[i] / tableIdf;
+        }
+        Hits h = new Hits(Arrays.copyOf(rows, n), saturation);
         hits.put(term, h);
         return h;
     }
 
     /**
-     * The scope's rows holding a term: those its search found, if it ran, else counted (FTS5 counts
-     * a match without ranking it, so a term the search prunes costs its count only); once a read.
+     * The scope's rows holding a term: those its search found, if it ran, else counted (a piece's
+     * count from the vocabulary, a phrase's matches counted without ranking them), once a read.
      */
-    private long scopeHolding(String term) throws SQLException {
+    private long holding(String term) throws SQLException {
         Hits h = hits.get(term);
         if (h != null) {
             return h.rows.length;
         }
-        Long cached = scopeHolding.get(term);
+        Long cached = holding.get(term);
         if (cached == null) {
-            PreparedStatement ps = sql.prepare("SELECT count(*) FROM " + table + " WHERE " + table + " MATCH ?");
-            ps.setString(1, "scope : \"" + scopeToken + "\" AND tokens : " + quoted(term));
-            try (ResultSet rs = ps.executeQuery()) {
-                cached = rs.next() ? rs.getLong(1) : 0;
+            List<String> pieces = ChineseTokens.storedPieces(term);
+            if (pieces.size() == 1) {
+                cached = documents(key + pieces.get(0));
+            } else {
+                PreparedStatement ps = sql.prepare("SELECT count(*) FROM " + table + " WHERE " + table + " MATCH ?");
+                ps.setString(1, "tokens : " + Fts5Terms.quoted(key, term));
+                try (ResultSet rs = ps.executeQuery()) {
+                    cached = rs.next() ? rs.getLong(1) : 0;
+                }
             }
-            scopeHolding.put(term, cached);
+            holding.put(term, cached);
         }
         return cached;
     }
 
-    /**
-     * The rows FTS5's BM25 counts for the table's IDF of a term: for a term of one piece its
-     * vocabulary count, for one of several (a phrase) the rows the phrase matches; counted once a read.
-     */
-    private long tableHolding(String term) throws SQLException {
-        Long cached = tableHolding.get(term);
-        if (cached == null) {
-            cached = countTableHolding(term);
-            tableHolding.put(term, cached);
-        }
-        return cached;
-    }
-
-    private long countTableHolding(String term) throws SQLException {
-        List<String> pieces = ChineseTokens.storedPieces(term);
-        if (pieces.size() == 1) {
-            return documents(pieces.get(0), "tokens");
-        }
-        PreparedStatement ps = sql.prepare("SELECT count(*) FROM " + table + " WHERE " + table + " MATCH ?");
-        ps.setString(1, "tokens : " + quoted(term));
-        try (ResultSet rs = ps.executeQuery()) {
-            return rs.next() ? rs.getLong(1) : 0;
-        }
-    }
-
-    /**
-     * The rows holding one stored term in one column, from the table's vocabulary by column (text
-     * cannot put a scope-like word into the count of the scope column, nor the reverse).
-     */
-    private long documents(String piece, String column) throws SQLException {
+    /** The rows holding one stored term in the text column, from the table's vocabulary by column. */
+    private long documents(String term) throws SQLException {
         String vocabulary = "temp." + table + "_columns";
         sql.execute("CREATE VIRTUAL TABLE IF NOT EXISTS " + vocabulary + " USING fts5vocab(main, " + table + ", col)");
-        PreparedStatement ps = sql.prepare("SELECT doc FROM " + vocabulary + " WHERE term = ? AND col = ?");
-        ps.setString(1, piece);
-        ps.setString(2, column);
+        PreparedStatement ps = sql.prepare("SELECT doc FROM " + vocabulary + " WHERE term = ? AND col = 'tokens'");
+        ps.setString(1, term);
         try (ResultSet rs = ps.executeQuery()) {
             return rs.next() ? rs.getLong(1) : 0;
         }
@@ -313,7 +272,4 @@ final class ScopedBm25 {
         return v;
     }
 
-    private static String quoted(String term) {
-        return '"' + term.replace("\"", "\"\"") + '"';
-    }
 }

@@ -62,8 +62,9 @@ class Fts5CjkKeyTraceTest {
                 }
                 String text = "diary " + w;
                 for (String t : new HashSet<>(ChineseTokens.terms(text))) {
-                    termCount.merge(t, 1, Integer::sum);
-                    eventOfTerm.put(t, "e" + i);
+                    String stored = Fts5Terms.key(scope) + t; // as FTS5 stores it, behind the scope's key
+                    termCount.merge(stored, 1, Integer::sum);
+                    eventOfTerm.put(stored, "e" + i);
                 }
                 batch.add(new EventSubmission("e" + i, scope, Role.USER, text, null, null, "s", T));
             }

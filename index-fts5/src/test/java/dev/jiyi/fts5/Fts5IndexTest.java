@@ -62,7 +62,7 @@ class Fts5IndexTest {
     }
 
     private List<Long> match(String table, String query) throws SQLException {
-        String expression = Fts5Terms.literalQuery(query);
+        String expression = Fts5Terms.literalQuery(scope, query);
         List<Long> rows = new ArrayList<>();
         if (expression == null) {
             return rows;
@@ -121,8 +121,8 @@ class Fts5IndexTest {
         assertThat(match("events_fts", "NEAR(")).hasSize(1);
         assertThat(match("events_fts", "tokens:价格")).hasSize(1);
         assertThat(match("events_fts", "\"door\"")).hasSize(1);
-        assertThat(Fts5Terms.literalQuery("\"AND\" the a 的")).isNull();
-        assertThat(Fts5Terms.literalQuery("，。！")).isNull();
+        assertThat(Fts5Terms.literalQuery(scope, "\"AND\" the a 的")).isNull();
+        assertThat(Fts5Terms.literalQuery(scope, "，。！")).isNull();
     }
 
     @Test
@@ -140,8 +140,10 @@ class Fts5IndexTest {
     void scopeTokensAreReserved() throws SQLException {
         String token = Fts5Terms.scopeToken(scope);
         event(Role.USER, "completely unrelated cooking notes");
-        assertThat(Fts5Terms.literalQuery(token)).isNull();
-        assertThat(Fts5Terms.contentTokens("hello " + token + " 世界")).isEqualTo("hello 世 世界 界");
+        assertThat(Fts5Terms.literalQuery(scope, token)).isNull();
+        String k = Fts5Terms.key(scope);
+        assertThat(Fts5Terms.contentTokens(scope, "hello " + token + " 世界"))
+                .isEqualTo(k + "hello " + k + "世 " + k + "世界 " + k + "界");
         assertThat(authority.<List<dev.jiyi.authority.index.Candidate>>read(snap -> snap.memoryCandidates(index, token, Eligibility.anyTime(scope), 10))).isEmpty();
         assertThat(authority.eventCandidates(index, scope, token + " cooking", 10)).hasSize(1);
     }

@@ -63,7 +63,7 @@ class Fts5RebuildTest {
 
     /** A row as schemas 3 to 9 stored it in their one FTS5 column: the scope token, then the text's tokens. */
     private static String oneColumnRow(Scope scope, String text) {
-        return Fts5Terms.scopeToken(scope) + " " + Fts5Terms.contentTokens(text);
+        return Fts5Terms.scopeToken(scope) + " " + String.join(" ", Fts5Terms.contentTerms(text));
     }
 
     /** Fills an archive with events and memories (Chinese, English, mixed); returns the memories. */

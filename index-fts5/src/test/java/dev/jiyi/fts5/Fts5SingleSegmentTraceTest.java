@@ -56,32 +56,17 @@ class Fts5SingleSegmentTraceTest {
             List<EventSubmission> batch = new ArrayList<>();
             for (int i = 0; i < 4000; i++) {
                 String w = word(i);
-                eventByTerm.put(w, "e" + i);
+                eventByTerm.put(Fts5Terms.key(scope) + w, "e" + i); // as FTS5 stores it, behind the scope's key
                 batch.add(new EventSubmission("e" + i, scope, Role.USER, "diary " + w, null, null, "s", T));
             }
             assertThat(a.submitEvents(batch).error()).isNull();
             try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db)) {
             }
             a.rebuildIndexes(rows -> { }); // jiyi reindex
-            String victim = null;
-            String key = null;
-            TreeSet<String> words = new TreeSet<>(eventByTerm.keySet());
-            try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db)) {
-                try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT term FROM events_fts_idx")) {
-                    while (rs.next() && victim == null) {
-                        byte[] b = rs.getBytes(1);
-                        if (b != null && b.length > 4) {
-                            String k = new String(b, 1, b.length - 1, StandardCharsets.UTF_8);
-                            String first = words.ceiling(k);
-                            if (first != null && first.startsWith(k)) {
-                                victim = first;
-                                key = k;
-                            }
-                        }
-                    }
-                }
-            }
-            assertThat(victim).isNotNull();
+            String[] found = findVictim(db, new TreeSet<>(eventByTerm.keySet()));
+            assertThat(found).as("a leaf key that starts one private term and no other").isNotNull();
+            String victim = found[0];
+            String key = found[1];
             a.deleteEvent(scope, eventByTerm.get(victim));
             try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
                  PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM events_fts_idx WHERE term = CAST(? AS BLOB)")) {
@@ -121,7 +106,7 @@ class Fts5SingleSegmentTraceTest {
             List<EventSubmission> batch = new ArrayList<>();
             for (int i = 0; i < 4000; i++) {
                 String w = word(i);
-                eventByTerm.put(w, "e" + i);
+                eventByTerm.put(Fts5Terms.key(scope) + w, "e" + i); // as FTS5 stores it, behind the scope's key
                 batch.add(new EventSubmission("e" + i, scope, Role.USER, "diary " + w, null, null, "s", T));
             }
             assertThat(a.submitEvents(batch).error()).isNull();

@@ -74,7 +74,7 @@ class ScopedBm25Test {
             for (boolean alone : new boolean[] {true, false}) { // searched with the scope filter or without
                 List<Candidate> own = authority.read(s -> {
                     try {
-                        return new ScopedBm25(s.sql(), "events", "sequence", scope, alone).ranked(terms);
+                        return new ScopedBm25(s.sql(), "events", scope, alone).ranked(terms).best(Integer.MAX_VALUE, 1);
                     } catch (SQLException e) {
                         throw new IllegalStateException(e);
                     }
@@ -96,15 +96,10 @@ class ScopedBm25Test {
     /** FTS5's own OR'ed search of the terms in the scope, ranked by its BM25 (negated). */
     private List<Candidate> fts5(List<String> terms) {
         return authority.read(s -> {
-            List<String> quoted = new ArrayList<>();
-            for (String t : terms) {
-                quoted.add('"' + t.replace("\"", "\"\"") + '"');
-            }
             try {
                 PreparedStatement ps = s.sql().prepare("SELECT rowid, rank FROM events_fts WHERE events_fts MATCH ? "
                         + "ORDER BY rank, rowid DESC");
-                ps.setString(1, "scope : \"" + Fts5Terms.scopeToken(scope) + "\" AND tokens : ("
-                        + String.join(" OR ", quoted) + ")");
+                ps.setString(1, Fts5Terms.match(Fts5Terms.literal(scope, terms)));
                 List<Candidate> out = new ArrayList<>();
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
@@ -112,6 +107,67 @@ class ScopedBm25Test {
                     }
                 }
                 return out;
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    @Test
+    @DisplayName("R11 S1 a word is a different FTS5 term in each scope (Chinese, English, mixed): its document frequency is the scope's, and another scope's rows are not read")
+    void termsAreScoped() throws SQLException {
+        Scope other = new Scope("bob", "work");
+        for (int i = 0; i < 6; i++) {
+            say("我喜欢咖啡 coffee 第" + i + "天");
+        }
+        for (int i = 0; i < 9; i++) {
+            authority.submitEvent(new EventSubmission("o" + i, other, Role.USER, "咖啡 coffee and tea " + i, null, null, null,
+                    Instant.parse("2024-05-02T02:00:00Z").plusSeconds(i)));
+        }
+        for (String said : List.of("咖啡", "coffee")) {
+            String word = ChineseTokens.queryTerms(said).getFirst(); // as the analysis stores it (English is stemmed)
+            assertThat(documents(Fts5Terms.key(scope) + word)).as("%s in the first scope", word).isEqualTo(6);
+            assertThat(documents(Fts5Terms.key(other) + word)).as("%s in the second scope", word).isEqualTo(9);
+            assertThat(documents(word)).as("%s without a scope's key", word).isZero();
+        }
+        List<String> terms = ChineseTokens.queryTerms("咖啡 coffee tea");
+        List<Candidate> mine = authority.read(s -> {
+            try {
+                return new ScopedBm25(s.sql(), "events", scope, false).ranked(terms).best(Integer.MAX_VALUE, 1);
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertThat(mine).hasSize(6).allMatch(c -> c.rowId() <= 6, "one of the first scope's rows");
+
+        // Each scope's rows, kept with the rows themselves, also through a deletion.
+        assertThat(scopeRows(scope)).isEqualTo(6);
+        assertThat(scopeRows(other)).isEqualTo(9);
+        authority.deleteEvent(other, "o3");
+        assertThat(scopeRows(other)).isEqualTo(8);
+        assertThat(scopeRows(new Scope("nobody", "none"))).isZero();
+    }
+
+    private long scopeRows(Scope s) {
+        return authority.read(snap -> {
+            try {
+                return new ScopedBm25(snap.sql(), "events", s, false).scopeRows();
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    /** The rows of events_fts holding a stored term, from its vocabulary. */
+    private long documents(String term) {
+        return authority.read(s -> {
+            try {
+                s.sql().execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.test_vocab USING fts5vocab(main, events_fts, row)");
+                PreparedStatement ps = s.sql().prepare("SELECT doc FROM temp.test_vocab WHERE term = ?");
+                ps.setString(1, term);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? rs.getLong(1) : 0L;
+                }
             } catch (SQLException e) {
                 throw new IllegalStateException(e);
             }

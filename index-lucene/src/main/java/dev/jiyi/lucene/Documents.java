@@ -7,6 +7,10 @@ import dev.jiyi.authority.Snapshot;
 import dev.jiyi.authority.VectorCache;
 import dev.jiyi.authority.index.Eligibility;
 
+import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.analysis.TokenFilter;
+import org.apache.lucene.analysis.TokenStream;
+import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.FieldType;
@@ -55,8 +59,18 @@ import java.util.Map;
  *     vector field per embedding fingerprint and dimension</li>
  * <li>{@link #MEMORY_TEXT} and {@link #EVENT_TEXT}: analyzed, positions kept (phrases), not stored;
  *     two fields, so that BM25's statistics are those of memories and of events apart, as in FTS5's
- *     two tables</li>
+ *     two tables. Each term is the document's scope followed by the analyzed piece
+ *     ({@link #text(String, Scope, String)}): see below.</li>
  * </ul>
+ *
+ * <p><b>Scoped terms.</b> A scope is ranked as if it had an index of its own (R11), and a search
+ * reads only its scope. Both follow from putting the scope into every text term
+ * ({@code persona \0 project \0 piece}): a term's postings are then the scope's documents holding
+ * the piece, its document frequency is the scope's own (Lucene's BM25 reads it without a count of
+ * ours), and a search of a small scope in a large archive reads no posting of another scope. The
+ * terms dictionary shares the prefix among a scope's terms (its blocks store common prefixes once),
+ * and the postings are as many as without it. What the scope cannot give is the length totals:
+ * {@link ScopedSearcher} scales the field's.
  */
 final class Documents {
 
@@ -109,7 +123,7 @@ final class Documents {
         d.add(new StringField(SCOPE, scope(e.scope()), Field.Store.NO));
         d.add(new LongField(ROW, e.sequence(), Field.Store.NO));
         pool(d, EVENT + '\u0000' + scope(e.scope()));
-        d.add(new Field(EVENT_TEXT, e.text(), TEXT));
+        d.add(new ScopedText(EVENT_TEXT, e.text(), e.scope()));
         return d;
     }
 
@@ -130,7 +144,7 @@ final class Documents {
         }
         Instant invalidAt = m.validity().invalidAt();
         d.add(new LongField(INVALID_AT, invalidAt == null ? Long.MAX_VALUE : micros(invalidAt), Field.Store.NO));
-        d.add(new Field(MEMORY_TEXT, m.searchText(), TEXT));
+        d.add(new ScopedText(MEMORY_TEXT, m.searchText(), m.scope()));
         for (VectorCache.StoredVector v : vectors) {
             if (v.vector().length > 0) {
                 d.add(new KnnFloatVectorField(vectorField(v.fingerprint(), v.vector().length), v.vector(),
@@ -199,6 +213,61 @@ final class Documents {
             return reader.docFreq(new Term(POOL, EVENT + '\u0000' + scope(scope)));
         }
         return reader.docFreq(new Term(POOL, livePool(scope, true))) + reader.docFreq(new Term(POOL, livePool(scope, false)));
+    }
+
+    /** A text term: {@code piece} as the documents of {@code scope} hold it in {@code field}. */
+    static Term text(String field, Scope scope, String piece) {
+        return new Term(field, termPrefix(scope) + piece);
+    }
+
+    /** What every text term of a scope's documents starts with: the scope, and a separator no piece precedes. */
+    static String termPrefix(Scope scope) {
+        return scope(scope) + '\u0000';
+    }
+
+    /**
+     * A text field whose terms are its analyzer's, each after the document's scope
+     * ({@link #termPrefix}). The analyzer's stream is asked for as the writer indexes the field, the
+     * way a field of text is, so an analyzer's reused stream serves one field at a time.
+     */
+    private static final class ScopedText extends Field {
+
+        private final String prefix;
+
+        ScopedText(String name, String text, Scope scope) {
+            super(name, text, TEXT);
+            this.prefix = termPrefix(scope);
+        }
+
+        @Override
+        public TokenStream tokenStream(Analyzer analyzer, TokenStream reuse) {
+            return new Prefixed(analyzer.tokenStream(name(), stringValue()), prefix);
+        }
+    }
+
+    /** Each term of a stream after a fixed prefix; positions and offsets are the stream's. */
+    private static final class Prefixed extends TokenFilter {
+
+        private final CharTermAttribute term = addAttribute(CharTermAttribute.class);
+        private final char[] prefix;
+
+        Prefixed(TokenStream in, String prefix) {
+            super(in);
+            this.prefix = prefix.toCharArray();
+        }
+
+        @Override
+        public boolean incrementToken() throws IOException {
+            if (!input.incrementToken()) {
+                return false;
+            }
+            int length = term.length();
+            char[] buffer = term.resizeBuffer(prefix.length + length);
+            System.arraycopy(buffer, 0, buffer, prefix.length, length);
+            System.arraycopy(prefix, 0, buffer, 0, prefix.length);
+            term.setLength(prefix.length + length);
+            return true;
+        }
     }
 
     /** Persona and project, separated by a character neither may contain. */

@@ -67,7 +67,7 @@ public record LuceneOptions(Analysis analysis, VectorFormat vectors, int knnCand
 
     /** The index format these options make: a change of analysis, vector format or Lucene version rebuilds. */
     String version() {
-        return "jiyi-lucene-4/" + analysis.version() + "/" + vectors.code() + "/lucene-"
+        return "jiyi-lucene-5/" + analysis.version() + "/" + vectors.code() + "/lucene-"
                 + org.apache.lucene.util.Version.LATEST;
     }
 }

@@ -51,7 +51,6 @@ final class LuceneSearcher {
     private static final double K1 = 1.2;
 
     private final Handles h;
-    private final ScopeCounts counts = new ScopeCounts();
     /** The scoped searchers of the view last searched, by field and scope: the view's term statistics, counted once. */
     private final Map<String, IndexSearcher> scoped = new HashMap<>();
     private IndexReader scopedView;
@@ -78,7 +77,7 @@ final class LuceneSearcher {
         String key = field + '\u0001' + Documents.scope(scope);
         IndexSearcher s = scoped.get(key);
         if (s == null) {
-            s = ScopedSearcher.of(acquired, t, field, scope, counts);
+            s = ScopedSearcher.of(acquired, t, field, scope);
             scoped.put(key, s);
         }
         return s;
@@ -93,19 +92,21 @@ final class LuceneSearcher {
         return ranked(Documents.MEMORY_TEXT, Documents.eligible(filter), filter.scope(), phrases, limit);
     }
 
+    /** The scope's events: no filter, since only events have the field and only the scope's hold its terms. */
     List<Candidate> events(List<List<String>> phrases, Scope scope, int limit) {
-        return ranked(Documents.EVENT_TEXT, Documents.events(scope), scope, phrases, limit);
+        return ranked(Documents.EVENT_TEXT, null, scope, phrases, limit);
     }
 
     /**
-     * The phrases a search of {@code field} asks for ({@link QueryCoverage#searched}, the rule both
-     * indexes follow), by the documents of the field holding each: a term's document frequency, a
-     * phrase's matching documents. These are the rows FTS5 counts, but for the old versions of
-     * replaced documents (a revocation, a stored vector) that no merge has dropped yet, which a term's
-     * document frequency still counts (a deletion's purge drops its own): so after replacements the
-     * two indexes may leave out different terms of a query whose terms hold about SEARCHED_ROWS.
+     * The phrases a search of {@code field} in {@code scope} asks for ({@link QueryCoverage#searched},
+     * the rule both indexes follow), by the scope's documents of the field holding each: a scoped
+     * term's document frequency, a phrase's matching documents. These are the rows FTS5 counts, but
+     * for the old versions of replaced documents (a revocation, a stored vector) that no merge has
+     * dropped yet, which a term's document frequency still counts (a deletion's purge drops its own):
+     * so after replacements the two indexes may leave out different terms of a query whose terms hold
+     * about SEARCHED_ROWS.
      */
-    private List<List<String>> searched(IndexSearcher searcher, String field, List<List<String>> phrases)
+    private List<List<String>> searched(IndexSearcher searcher, String field, Scope scope, List<List<String>> phrases)
             throws IOException {
         ViewTerms t = view(searcher);
         Map<String, List<String>> byTerm = new LinkedHashMap<>();
@@ -117,8 +118,8 @@ final class LuceneSearcher {
             kept = QueryCoverage.searched(new ArrayList<>(byTerm.keySet()), term -> {
                 List<String> pieces = byTerm.get(term);
                 try {
-                    return pieces.size() == 1 ? t.docFreq(new Term(field, pieces.get(0)))
-                            : searcher.count(term(field, pieces));
+                    return pieces.size() == 1 ? t.docFreq(Documents.text(field, scope, pieces.get(0)))
+                            : searcher.count(term(field, scope, pieces));
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
@@ -201,16 +202,16 @@ final class LuceneSearcher {
     private boolean held(IndexSearcher acquired, String field, Scope scope, List<List<String>> words,
                          BooleanQuery.Builder any) throws IOException {
         IndexSearcher searcher = scoped(acquired, field, scope);
-        TermWeights w = weights(searcher, field, words);
+        TermWeights w = weights(searcher, field, scope, words);
         if (w == null || w.held().isEmpty()) {
             return false;
         }
         double ideal = QueryCoverage.ideal(w.held(), w.absent());
         boolean added = false;
-        for (List<String> pieces : searched(acquired, field, words)) {
+        for (List<String> pieces : searched(acquired, field, scope, words)) {
             Double weight = w.held().get(String.join(" ", pieces));
             if (weight != null) {
-                any.add(new BoostQuery(new ConstantScoreQuery(term(field, pieces)), (float) (weight / ideal)),
+                any.add(new BoostQuery(new ConstantScoreQuery(term(field, scope, pieces)), (float) (weight / ideal)),
                         BooleanClause.Occur.SHOULD);
                 added = true;
             }
@@ -222,37 +223,50 @@ final class LuceneSearcher {
      * The query's terms as literals, OR'ed (R2: no query syntax exists here; a term of several pieces
      * is a phrase, as FTS5 searches it). {@code phrases} is not empty (R6: nothing searchable is no search).
      */
-    private Query terms(String field, List<List<String>> phrases) throws IOException {
+    private Query terms(String field, Scope scope, List<List<String>> phrases) throws IOException {
         BooleanQuery.Builder b = new BooleanQuery.Builder();
         for (List<String> pieces : phrases) {
-            b.add(term(field, pieces), BooleanClause.Occur.SHOULD);
+            b.add(term(field, scope, pieces), BooleanClause.Occur.SHOULD);
         }
         return b.build();
     }
 
-    /** A term of the query: one piece read where the view found it ({@link ViewTerms}), several a phrase. */
-    private Query term(String field, List<String> pieces) throws IOException {
-        return pieces.size() == 1 ? terms.query(new Term(field, pieces.get(0)))
-                : new PhraseQuery(field, pieces.toArray(String[]::new));
+    /**
+     * A term of the query as the scope's documents hold it ({@link Documents#text}): one piece read
+     * where the view found it ({@link ViewTerms}), several a phrase.
+     */
+    private Query term(String field, Scope scope, List<String> pieces) throws IOException {
+        if (pieces.size() == 1) {
+            return terms.query(Documents.text(field, scope, pieces.get(0)));
+        }
+        PhraseQuery.Builder phrase = new PhraseQuery.Builder();
+        for (String piece : pieces) {
+            phrase.add(Documents.text(field, scope, piece));
+        }
+        return phrase.build();
     }
 
     /**
      * The best {@code limit} by BM25 of the phrases searched ({@link #searched}) among the documents
-     * {@code filter} admits, equal scores newest row first, the filter inside the query (L4);
+     * {@code filter} admits (null: every document holding the scope's terms), equal scores newest row
+     * first, the filter inside the query (L4);
      * each score divided by the query's ideal over {@code field} in the same view ({@link #ideal}).
      * Both count the statistics of {@code scope} ({@link ScopedSearcher}).
      */
     private List<Candidate> ranked(String field, Query filter, Scope scope, List<List<String>> phrases, int limit) {
         try {
             return h.withSearcher(acquired -> {
-                List<List<String>> asked = searched(acquired, field, phrases);
+                List<List<String>> asked = searched(acquired, field, scope, phrases);
                 if (asked.isEmpty()) {
                     return List.<Candidate>of();
                 }
-                Query query = new BooleanQuery.Builder().add(terms(field, asked), BooleanClause.Occur.MUST)
-                        .add(filter, BooleanClause.Occur.FILTER).build();
+                Query query = terms(field, scope, asked);
+                if (filter != null) {
+                    query = new BooleanQuery.Builder().add(query, BooleanClause.Occur.MUST)
+                            .add(filter, BooleanClause.Occur.FILTER).build();
+                }
                 IndexSearcher searcher = scoped(acquired, field, scope);
-                double ideal = ideal(searcher, field, phrases);
+                double ideal = ideal(searcher, field, scope, phrases);
                 // The score is the first sort field, so the collector reads it as it sorts (no second
                 // scoring pass), and skips what cannot enter the top from the first `limit` hits on.
                 TopFieldDocs top = searcher.search(query, new TopFieldCollectorManager(BEST_FIRST, limit, null, limit));
@@ -278,8 +292,9 @@ final class LuceneSearcher {
      * the fewest of any piece. A term no document holds counts too (n 0): a query whose informative
      * words the archive lacks has little evidence, whatever else matches. 1 for a field no document has.
      */
-    private double ideal(IndexSearcher searcher, String field, List<List<String>> phrases) throws IOException {
-        TermWeights w = weights(searcher, field, phrases);
+    private double ideal(IndexSearcher searcher, String field, Scope scope, List<List<String>> phrases)
+            throws IOException {
+        TermWeights w = weights(searcher, field, scope, phrases);
         return w == null ? 1 : QueryCoverage.ideal(w.held(), w.absent());
     }
 
@@ -288,7 +303,7 @@ final class LuceneSearcher {
      * its pieces joined with spaces: those some document holds, and those none does (as if one
      * did). Null for a field no document has.
      */
-    private TermWeights weights(IndexSearcher searcher, String field, List<List<String>> phrases)
+    private TermWeights weights(IndexSearcher searcher, String field, Scope scope, List<List<String>> phrases)
             throws IOException {
         CollectionStatistics stats = searcher.collectionStatistics(field);
         if (stats == null) {
@@ -300,7 +315,7 @@ final class LuceneSearcher {
         for (List<String> pieces : phrases) {
             long n = Long.MAX_VALUE;
             for (String piece : pieces) {
-                n = Math.min(n, ScopedSearcher.holding(searcher, terms, new Term(field, piece)));
+                n = Math.min(n, terms.docFreq(Documents.text(field, scope, piece)));
             }
             long counted = Math.max(1, n); // a term no document holds scores as if one did (LexicalIndex.ideal)
             long total = Math.max(docs, counted);

@@ -127,7 +127,11 @@ class AnalysisParityTest {
                 TermsEnum te = terms.iterator();
                 PostingsEnum postings = null;
                 for (BytesRef term = te.next(); term != null; term = te.next()) {
-                    String text = term.utf8ToString();
+                    String scoped = term.utf8ToString();
+                    String prefix = List.of(Documents.termPrefix(DIARY), Documents.termPrefix(Archive.WORK)).stream()
+                            .filter(scoped::startsWith).findFirst().orElse(null);
+                    assertThat(prefix).as("every text term starts with a scope: %s", scoped).isNotNull();
+                    String text = scoped.substring(prefix.length());
                     postings = te.postings(postings, PostingsEnum.POSITIONS);
                     for (int doc = postings.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = postings.nextDoc()) {
                         rowValues[0] = leaf.reader().getSortedNumericDocValues(Documents.ROW);
@@ -151,7 +155,7 @@ class AnalysisParityTest {
         return DriverManager.getConnection("jdbc:sqlite:" + home.resolve("jiyi.db"));
     }
 
-    /** Per row, FTS5's stored terms in position order, without its scope token. */
+    /** Per row, FTS5's stored terms in position order, without its scope token and without the scope key before each. */
     private Map<Long, List<String>> fts5Terms(String table) throws SQLException {
         Map<Long, List<String>> out = new TreeMap<>();
         try (Connection c = sql(); Statement s = c.createStatement()) {
@@ -161,13 +165,21 @@ class AnalysisParityTest {
                     String term = rs.getString(1);
                     List<String> terms = out.computeIfAbsent(rs.getLong(2), r -> new ArrayList<>());
                     if (!term.startsWith("jiyiscope")) {
-                        terms.add(term);
+                        terms.add(unscoped(term));
                     }
                 }
             }
         }
         out.values().removeIf(List::isEmpty); // a text without a searchable term: nothing in Lucene either
         return out;
+    }
+
+    /** An FTS5 text term without the scope's key it is stored behind (every one has one of the two). */
+    private static String unscoped(String term) {
+        String prefix = List.of(Fts5Index.termPrefix(DIARY), Fts5Index.termPrefix(Archive.WORK)).stream()
+                .filter(term::startsWith).findFirst().orElse(null);
+        assertThat(prefix).as("every FTS5 text term starts with a scope's key: %s", term).isNotNull();
+        return term.substring(prefix.length());
     }
 
     private TreeSet<String> fts5Vocabulary(String table) throws SQLException {
@@ -177,7 +189,7 @@ class AnalysisParityTest {
             try (ResultSet rs = s.executeQuery("SELECT term FROM temp." + table + "_rows")) {
                 while (rs.next()) {
                     if (!rs.getString(1).startsWith("jiyiscope")) {
-                        out.add(rs.getString(1));
+                        out.add(unscoped(rs.getString(1)));
                     }
                 }
             }

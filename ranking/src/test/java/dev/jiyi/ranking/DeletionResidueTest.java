@@ -195,14 +195,24 @@ class DeletionResidueTest {
         return List.of(secret.id(), move.id(), coffee.id(), firstCorrection.id(), secondCorrection.id());
     }
 
-    /** Terms of an FTS5 table's vocabulary, read through a temporary fts5vocab table (nothing is written). */
+    /**
+     * Terms of an FTS5 table's vocabulary, read through a temporary fts5vocab table (nothing is
+     * written), each as stored and, for a text term, also without its scope's key (the word itself).
+     */
     private Set<String> vocabulary(String table) throws SQLException {
         Set<String> terms = new HashSet<>();
+        List<String> keys = List.of(Fts5Index.termPrefix(SCOPE), Fts5Index.termPrefix(OTHER));
         try (Connection c = sql(); Statement s = c.createStatement()) {
             s.execute("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, " + table + ", row)");
             try (ResultSet rs = s.executeQuery("SELECT term FROM temp.vocab")) {
                 while (rs.next()) {
-                    terms.add(rs.getString(1));
+                    String term = rs.getString(1);
+                    terms.add(term);
+                    for (String key : keys) {
+                        if (term.startsWith(key)) {
+                            terms.add(term.substring(key.length()));
+                        }
+                    }
                 }
             }
         }

@@ -23,11 +23,12 @@ import static dev.jiyi.lucene.Archive.memories;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The scope statistics one index keeps between searches ({@link ScopeCounts}, per segment, and the
- * scoped searchers and term states of a view, {@link ViewTerms}) are the statistics a freshly opened
- * index counts, however the index changed meanwhile: new segments, merges, deletions and their purge.
+ * The scope statistics a search reads (scoped terms' document frequencies, {@link Documents#text};
+ * the scoped searchers and term states one index keeps for a view, {@link ViewTerms}) are the
+ * statistics a freshly opened index counts, however the index changed meanwhile: new segments,
+ * merges, deletions and their purge.
  */
-class ScopeCountsTest {
+class ScopedStatisticsTest {
 
     private static final List<String> QUERIES = List.of("咖啡 coffee", "北京大学的图书馆", "weekend hiking 爬山",
             "第3条 note", "下雨 rain 地铁");

@@ -1,0 +1,115 @@
+package dev.jiyi.fts5;
+
+import dev.jiyi.authority.index.Candidate;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.PriorityQueue;
+
+/**
+ * Per-term contributions summed per row ({@link ScopedBm25}): the sum and the number of terms of
+ * each row, in primitive arrays (a search at a million rows adds hundreds of thousands), and the
+ * best {@code n} rows taken without sorting the rest. A row's sum adds its terms in the order they
+ * were added, so it is the same double whichever way it is read.
+ */
+final class RowScores {
+
+    private long[] rows = new long[64];
+    private double[] sums = new double[64];
+    private int[] counts = new int[64];
+    private int size;
+    /** Open addressing: 0 is an empty slot, else the index of the row in the arrays above plus one. */
+    private int[] slots = new int[128];
+
+    /** Adds {@code value} to the row's sum and one to its count of terms. */
+    void add(long row, double value) {
+        int mask = slots.length - 1;
+        int slot = hash(row) & mask;
+        while (slots[slot] != 0) {
+            int at = slots[slot] - 1;
+            if (rows[at] == row) {
+                sums[at] += value;
+                counts[at]++;
+                return;
+            }
+            slot = (slot + 1) & mask;
+        }
+        if (size == rows.length) {
+            rows = Arrays.copyOf(rows, 2 * size);
+            sums = Arrays.copyOf(sums, 2 * size);
+            counts = Arrays.copyOf(counts, 2 * size);
+        }
+        rows[size] = row;
+        sums[size] = value;
+        counts[size] = 1;
+        slots[slot] = ++size;
+        if (2 * size > slots.length) {
+            rehash();
+        }
+    }
+
+    /** How many rows have a sum. */
+    int size() {
+        return size;
+    }
+
+    /**
+     * The best {@code n} rows of those holding at least {@code least} terms, in {@link Candidate#BEST_FIRST}
+     * order (equal sums newest row first), each scored by its sum (at least {@link Double#MIN_VALUE}).
+     */
+    List<Candidate> best(int n, int least) {
+        if (n >= size) {
+            List<Candidate> all = new ArrayList<>(size);
+            for (int i = 0; i < size; i++) {
+                if (counts[i] >= least) {
+                    all.add(candidate(i));
+                }
+            }
+            all.sort(Candidate.BEST_FIRST);
+            return all;
+        }
+        PriorityQueue<Candidate> kept = new PriorityQueue<>(n + 1, Candidate.BEST_FIRST.reversed()); // the worst kept on top
+        for (int i = 0; i < size; i++) {
+            if (counts[i] < least) {
+                continue;
+            }
+            if (kept.size() < n) {
+                kept.add(candidate(i));
+            } else if (n > 0 && beats(i, kept.peek())) {
+                kept.poll();
+                kept.add(candidate(i));
+            }
+        }
+        List<Candidate> out = new ArrayList<>(kept);
+        out.sort(Candidate.BEST_FIRST);
+        return out;
+    }
+
+    /** Whether row {@code i} comes before {@code c} in {@link Candidate#BEST_FIRST} order. */
+    private boolean beats(int i, Candidate c) {
+        double score = Math.max(sums[i], Double.MIN_VALUE);
+        return score > c.score() || score == c.score() && rows[i] > c.rowId();
+    }
+
+    private Candidate candidate(int i) {
+        return new Candidate(rows[i], Math.max(sums[i], Double.MIN_VALUE));
+    }
+
+    private void rehash() {
+        slots = new int[2 * slots.length];
+        int mask = slots.length - 1;
+        for (int i = 0; i < size; i++) {
+            int slot = hash(rows[i]) & mask;
+            while (slots[slot] != 0) {
+                slot = (slot + 1) & mask;
+            }
+            slots[slot] = i + 1;
+        }
+    }
+
+    private static int hash(long row) {
+        long h = row * 0x9E3779B97F4A7C15L;
+        return (int) (h ^ (h >>> 32));
+    }
+}
