@@ -168,10 +168,13 @@ final class ScopedBm25 {
         });
     }
 
-    /** FTS5's IDF: log((N - n + 0.5) / (n + 0.5)), 1e-6 where that is not positive. */
+    /**
+     * FTS5's IDF: log((N - n + 0.5) / (n + 0.5)), 1e-6 where that is not positive (nor a number: a
+     * scope's count behind its rows, however it came about, must not turn every score into NaN).
+     */
     static double idf(long rows, long holding) {
         double idf = Math.log((rows - holding + 0.5) / (holding + 0.5));
-        return idf <= 0 ? 1e-6 : idf;
+        return idf > 0 ? idf : 1e-6;
     }
 
     private Hits hits(String term) throws SQLException {

@@ -206,8 +206,14 @@ class Fts5ResidueTest {
             // Another process with another build rebuilt the index meanwhile (simulated: its own rows, its version).
             try (Connection c = sql(); Statement s = c.createStatement()) {
                 s.execute("INSERT INTO events_fts (events_fts) VALUES ('delete-all')");
-                s.execute("INSERT INTO events_fts (rowid, tokens) VALUES (1, 'other build tokens'), (2, 'other zebra build')");
+                s.execute("INSERT INTO events_fts (rowid, scope, tokens) VALUES (1, '" + Fts5Terms.scopeToken(scope) + "', '"
+                        + Fts5Terms.contentTokens(scope, "other build tokens") + "'), (2, '" + Fts5Terms.scopeToken(scope)
+                        + "', '" + Fts5Terms.contentTokens(scope, "other zebra build") + "')");
                 s.execute("UPDATE index_state SET version = 'fts5-other-build' WHERE name = 'fts5'");
+                try (ResultSet rs = s.executeQuery("SELECT count(*) FROM events_fts WHERE events_fts MATCH '"
+                        + Fts5Terms.literalQuery(scope, "zebra build") + "'")) {
+                    assertThat(rs.getInt(1)).as("precondition: the other build's rows are searchable").isEqualTo(2);
+                }
             }
             a.deleteEvent(scope, "gone");
             assertThat(a.eventCandidates(index, scope, "zebracipher", 10)).isEmpty();

@@ -158,6 +158,69 @@ class ScopedBm25Test {
         });
     }
 
+    @Test
+    @DisplayName("R11 where other scopes share the table, a scope's rows score its own BM25: its rows and its rows holding each term, the table's average length (zh, en, mixed)")
+    void scoresTheScopesOwnBm25InASharedTable() throws SQLException {
+        Scope other = new Scope("bob", "work");
+        List<String> mine = List.of("kiwi 猕猴桃", "kiwi mango 芒果", "mango mango plum", "plum 李子 tea", "猕猴桃 kiwi kiwi");
+        List<String> theirs = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            theirs.add(i % 3 == 0 ? "kiwi 猕猴桃 juice" : "kiwi juice " + i); // common there, so rare in the table would mislead
+        }
+        for (String text : mine) {
+            say(text);
+        }
+        for (int i = 0; i < theirs.size(); i++) {
+            authority.submitEvent(new EventSubmission("o" + i, other, Role.USER, theirs.get(i), null, null, null,
+                    Instant.parse("2024-05-02T02:00:00Z").plusSeconds(i)));
+        }
+        List<String> terms = ChineseTokens.queryTerms("kiwi 猕猴桃 plum");
+        // BM25 by hand, as FTS5 computes it (k1 1.2, b 0.75; a row's length counts its scope token),
+        // with the scope's row count and the scope's rows holding each term.
+        List<List<String>> myTokens = new ArrayList<>();
+        long tokens = 0;
+        for (String text : mine) {
+            myTokens.add(pieces(text));
+            tokens += pieces(text).size() + 1;
+        }
+        for (String text : theirs) {
+            tokens += pieces(text).size() + 1;
+        }
+        double avgdl = (double) tokens / (mine.size() + theirs.size());
+        java.util.Map<Long, Double> expected = new java.util.HashMap<>();
+        for (String term : terms) {
+            long holding = myTokens.stream().filter(t -> t.contains(term)).count();
+            double idf = ScopedBm25.idf(mine.size(), holding);
+            for (int row = 0; row < mine.size(); row++) {
+                long tf = myTokens.get(row).stream().filter(term::equals).count();
+                if (tf > 0) {
+                    double dl = myTokens.get(row).size() + 1;
+                    expected.merge(row + 1L, idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * dl / avgdl)), Double::sum);
+                }
+            }
+        }
+        List<Candidate> own = authority.read(snap -> {
+            try {
+                return new ScopedBm25(snap.sql(), "events", scope, false).ranked(terms).best(Integer.MAX_VALUE, 1);
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertThat(own).extracting(Candidate::rowId).containsExactlyInAnyOrderElementsOf(expected.keySet());
+        for (Candidate c : own) {
+            assertThat(c.score()).as("row %d", c.rowId()).isCloseTo(expected.get(c.rowId()), within(1e-9 * expected.get(c.rowId())));
+        }
+    }
+
+    /** The pieces FTS5 stores for a text, without the scope's key: what BM25 counts in a row. */
+    private static List<String> pieces(String text) {
+        List<String> out = new ArrayList<>();
+        for (String term : Fts5Terms.contentTerms(text)) {
+            out.addAll(ChineseTokens.storedPieces(term));
+        }
+        return out;
+    }
+
     /** The rows of events_fts holding a stored term, from its vocabulary. */
     private long documents(String term) {
         return authority.read(s -> {
