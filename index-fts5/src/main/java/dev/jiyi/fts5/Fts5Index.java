@@ -154,15 +154,39 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
                 problems.add(table.sqlName() + "_fts holds " + indexed + " row(s) for " + counts.of(table) + " "
                         + table.sqlName() + ": the FTS5 index is out of step, run `jiyi reindex`");
             }
-            PreparedStatement ps = tx.prepare("SELECT coalesce(sum(rows), 0) FROM fts5_scope_rows WHERE tbl = ?");
-            ps.setString(1, table.sqlName());
-            long counted = Long.parseLong(Sql.strings(ps).getFirst());
-            if (counted != counts.of(table)) {
-                problems.add("fts5_scope_rows counts " + counted + " " + table.sqlName() + " row(s) for " + counts.of(table)
-                        + ": the FTS5 index is out of step, run `jiyi reindex`");
+            int scopes = scopesOutOfStep(tx, table.sqlName());
+            if (scopes > 0) {
+                problems.add("fts5_scope_rows counts the " + table.sqlName() + " of " + scopes + " scope(s) wrong: "
+                        + "the FTS5 index is out of step, run `jiyi reindex`");
             }
         }
         return problems;
+    }
+
+    /**
+     * How many scopes' kept row counts in {@code fts5_scope_rows} differ from the authority's rows of
+     * that scope in {@code table} (a scope's BM25 divides by its count; a wrong one skews its ranking).
+     */
+    private static int scopesOutOfStep(Sql tx, String table) throws SQLException {
+        Map<String, Long> rows = new HashMap<>();
+        try (ResultSet rs = tx.prepare("SELECT persona_id, project_id, count(*) FROM " + table
+                + " GROUP BY persona_id, project_id").executeQuery()) {
+            while (rs.next()) {
+                rows.put(Fts5Terms.key(new Scope(rs.getString(1), rs.getString(2))), rs.getLong(3));
+            }
+        }
+        PreparedStatement ps = tx.prepare("SELECT scope, rows FROM fts5_scope_rows WHERE tbl = ?");
+        ps.setString(1, table);
+        int wrong = 0;
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                Long held = rows.remove(rs.getString(1));
+                if (held == null ? rs.getLong(2) != 0 : held != rs.getLong(2)) {
+                    wrong++;
+                }
+            }
+        }
+        return wrong + rows.size(); // a scope with rows and no count at all
     }
 
     @Override
