@@ -40,7 +40,6 @@ import java.util.Map;
  */
 public final class Fts5Index implements TransactionalIndex, LexicalIndex {
 
-
     /**
      * Content terms computed ahead of a write transaction ({@link #analyzeAhead}), by the text they
      * were computed from (the scope's key is put in front when the row is written); taken out then. Per thread, because the write that asked for
@@ -110,12 +109,9 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
      * migrations 1, 4 and 10 created their earlier forms and stay as released): contentless, the
      * {@code ascii} tokenizer over the analysis module's scoped tokens, the scope token in a column
      * of its own that the rank function {@code bm25(1.0, 0.0)} weighs 0, and secure-delete, so that a
-     * deleted row's terms leave the index pages at once (D1); and {@code fts5_scope_rows}, each
-     * scope's rows in each table, kept in the same transactions as the rows ({@link ScopedBm25}
-     * divides by it, where FTS5 would walk the scope token's whole posting list to count them). A
-     * change here is a change of
-     * {@link #VERSION}: the rebuild that follows begins with {@link #clear}, which replaces the
-     * tables with ones of this definition.
+     * deleted row's terms leave the index pages at once (D1); and {@link ScopeRows}'s table. A change
+     * here is a change of {@link #VERSION}: the rebuild that follows begins with {@link #clear},
+     * which replaces the tables with ones of this definition.
      */
     private static final List<String> TABLES = List.of(
             "CREATE TABLE IF NOT EXISTS fts5_scope_rows (tbl TEXT NOT NULL, scope TEXT NOT NULL, "
@@ -154,39 +150,13 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
                 problems.add(table.sqlName() + "_fts holds " + indexed + " row(s) for " + counts.of(table) + " "
                         + table.sqlName() + ": the FTS5 index is out of step, run `jiyi reindex`");
             }
-            int scopes = scopesOutOfStep(tx, table.sqlName());
+            int scopes = ScopeRows.outOfStep(tx, table.sqlName());
             if (scopes > 0) {
                 problems.add("fts5_scope_rows counts the " + table.sqlName() + " of " + scopes + " scope(s) wrong: "
                         + "the FTS5 index is out of step, run `jiyi reindex`");
             }
         }
         return problems;
-    }
-
-    /**
-     * How many scopes' kept row counts in {@code fts5_scope_rows} differ from the authority's rows of
-     * that scope in {@code table} (a scope's BM25 divides by its count; a wrong one skews its ranking).
-     */
-    private static int scopesOutOfStep(Sql tx, String table) throws SQLException {
-        Map<String, Long> rows = new HashMap<>();
-        try (ResultSet rs = tx.prepare("SELECT persona_id, project_id, count(*) FROM " + table
-                + " GROUP BY persona_id, project_id").executeQuery()) {
-            while (rs.next()) {
-                rows.put(Fts5Terms.key(new Scope(rs.getString(1), rs.getString(2))), rs.getLong(3));
-            }
-        }
-        PreparedStatement ps = tx.prepare("SELECT scope, rows FROM fts5_scope_rows WHERE tbl = ?");
-        ps.setString(1, table);
-        int wrong = 0;
-        try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                Long held = rows.remove(rs.getString(1));
-                if (held == null ? rs.getLong(2) != 0 : held != rs.getLong(2)) {
-                    wrong++;
-                }
-            }
-        }
-        return wrong + rows.size(); // a scope with rows and no count at all
     }
 
     @Override
@@ -203,7 +173,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     public void eventAdded(Sql tx, Event event) throws SQLException {
         write(tx, "INSERT INTO events_fts (rowid, scope, tokens) VALUES (?, ?, ?)", event.sequence(),
                 Fts5Terms.scopeToken(event.scope()), tokensAhead(event.scope(), event.text()));
-        count(tx, EVENTS, event.scope(), 1);
+        ScopeRows.add(tx, EVENTS, event.scope(), 1);
     }
 
     /**
@@ -215,21 +185,21 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     public void eventRemoved(Sql tx, Event event) throws SQLException {
         write(tx, "INSERT INTO events_fts (events_fts, rowid, scope, tokens) VALUES ('delete', ?, ?, ?)", event.sequence(),
                 Fts5Terms.scopeToken(event.scope()), Fts5Terms.contentTokens(event.scope(), event.text()));
-        count(tx, EVENTS, event.scope(), -1);
+        ScopeRows.add(tx, EVENTS, event.scope(), -1);
     }
 
     @Override
     public void memoryAdded(Sql tx, Memory memory) throws SQLException {
         write(tx, "INSERT INTO memories_fts (rowid, scope, tokens) VALUES (?, ?, ?)", memory.rowId(),
                 Fts5Terms.scopeToken(memory.scope()), tokensAhead(memory.scope(), memory.searchText()));
-        count(tx, MEMORIES, memory.scope(), 1);
+        ScopeRows.add(tx, MEMORIES, memory.scope(), 1);
     }
 
     @Override
     public void memoryRemoved(Sql tx, Memory memory) throws SQLException {
         write(tx, "INSERT INTO memories_fts (memories_fts, rowid, scope, tokens) VALUES ('delete', ?, ?, ?)", memory.rowId(),
                 Fts5Terms.scopeToken(memory.scope()), Fts5Terms.contentTokens(memory.scope(), memory.searchText()));
-        count(tx, MEMORIES, memory.scope(), -1);
+        ScopeRows.add(tx, MEMORIES, memory.scope(), -1);
     }
 
     /** The tokens of a text in a scope, from terms {@link #analyzeAhead} computed when it got the text, else computed now. */
@@ -314,9 +284,8 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     }
 
     /**
-     * The best {@code limit} of the rows holding at least {@code least} terms whose memories
-     * {@code filter} admits. Most rows are eligible, so first the best 2 × limit (64 at least), then
-     * their eligibility; only when fewer than {@code limit} of those pass are the rest sorted and read.
+     * The best {@code limit} eligible rows holding at least {@code least} terms: most rows are
+     * eligible, so the best 2 × limit (64 at least) first, the rest sorted only if too few pass.
      */
     private static List<Candidate> eligibleBest(Snapshot snapshot, RowScores scores, int least, Eligibility filter,
                                                 int limit) throws SQLException {
@@ -519,16 +488,6 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
             }
         }
         return out;
-    }
-
-    /** Adds {@code change} to the scope's rows in {@code table} ({@code fts5_scope_rows}). */
-    private static void count(Sql tx, String table, Scope scope, int change) throws SQLException {
-        PreparedStatement ps = tx.prepare("INSERT INTO fts5_scope_rows (tbl, scope, rows) VALUES (?, ?, ?) "
-                + "ON CONFLICT (tbl, scope) DO UPDATE SET rows = rows + excluded.rows");
-        ps.setString(1, table);
-        ps.setString(2, Fts5Terms.key(scope));
-        ps.setInt(3, change);
-        ps.executeUpdate();
     }
 
     private static void write(Sql tx, String sql, long rowId, String scope, String tokens) throws SQLException {

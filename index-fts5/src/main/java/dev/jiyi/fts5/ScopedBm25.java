@@ -42,6 +42,7 @@ final class ScopedBm25 {
     private final String table;
     private final String key;
     private final String rowsTable;
+    private final Scope scope;
     private final boolean alone;
     private final Map<String, Hits> hits = new HashMap<>();
     private final Map<String, Long> holding = new HashMap<>();
@@ -56,6 +57,7 @@ final class ScopedBm25 {
     ScopedBm25(Sql sql, String rowsTable, Scope scope, boolean alone) {
         this.sql = sql;
         this.rowsTable = rowsTable;
+        this.scope = scope;
         this.table = rowsTable + "_fts";
         this.key = Fts5Terms.key(scope);
         this.alone = alone;
@@ -87,18 +89,13 @@ final class ScopedBm25 {
     private record Hits(long[] rows, double[] saturation) {
     }
 
-    /** The scope's rows in the table (kept by {@link Fts5Index} in {@code fts5_scope_rows}). */
+    /** The scope's rows in the table (kept by {@link ScopeRows}). */
     long scopeRows() throws SQLException {
         if (scopeRows < 0) {
             if (alone) {
                 scopeRows = tableRows();
             } else {
-                PreparedStatement ps = sql.prepare("SELECT rows FROM fts5_scope_rows WHERE tbl = ? AND scope = ?");
-                ps.setString(1, rowsTable);
-                ps.setString(2, key);
-                try (ResultSet rs = ps.executeQuery()) {
-                    scopeRows = rs.next() ? rs.getLong(1) : 0;
-                }
+                scopeRows = ScopeRows.of(sql, rowsTable, scope);
             }
         }
         return scopeRows;

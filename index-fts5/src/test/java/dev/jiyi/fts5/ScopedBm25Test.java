@@ -72,13 +72,7 @@ class ScopedBm25Test {
                 "我早上喜欢散步 and a guitar", "上海的预算 budget Shanghai morning")) {
             List<String> terms = ChineseTokens.queryTerms(query);
             for (boolean alone : new boolean[] {true, false}) { // searched with the scope filter or without
-                List<Candidate> own = authority.read(s -> {
-                    try {
-                        return new ScopedBm25(s.sql(), "events", scope, alone).ranked(terms).best(Integer.MAX_VALUE, 1);
-                    } catch (SQLException e) {
-                        throw new IllegalStateException(e);
-                    }
-                });
+                List<Candidate> own = ranked(scope, terms, alone);
                 assertEqual(own, fts5(terms), query);
             }
         }
@@ -131,13 +125,7 @@ class ScopedBm25Test {
             assertThat(documents(word)).as("%s without a scope's key", word).isZero();
         }
         List<String> terms = ChineseTokens.queryTerms("咖啡 coffee tea");
-        List<Candidate> mine = authority.read(s -> {
-            try {
-                return new ScopedBm25(s.sql(), "events", scope, false).ranked(terms).best(Integer.MAX_VALUE, 1);
-            } catch (SQLException e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        List<Candidate> mine = ranked(scope, terms, false);
         assertThat(mine).hasSize(6).allMatch(c -> c.rowId() <= 6, "one of the first scope's rows");
 
         // Each scope's rows, kept with the rows themselves, also through a deletion.
@@ -199,13 +187,7 @@ class ScopedBm25Test {
                 }
             }
         }
-        List<Candidate> own = authority.read(snap -> {
-            try {
-                return new ScopedBm25(snap.sql(), "events", scope, false).ranked(terms).best(Integer.MAX_VALUE, 1);
-            } catch (SQLException e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        List<Candidate> own = ranked(scope, terms, false);
         assertThat(own).extracting(Candidate::rowId).containsExactlyInAnyOrderElementsOf(expected.keySet());
         for (Candidate c : own) {
             assertThat(c.score()).as("row %d", c.rowId()).isCloseTo(expected.get(c.rowId()), within(1e-9 * expected.get(c.rowId())));
@@ -219,6 +201,17 @@ class ScopedBm25Test {
             out.addAll(ChineseTokens.storedPieces(term));
         }
         return out;
+    }
+
+    /** Every row of the scope's events holding any of the terms, by the scope's own BM25, best first. */
+    private List<Candidate> ranked(Scope s, List<String> terms, boolean alone) {
+        return authority.read(snap -> {
+            try {
+                return new ScopedBm25(snap.sql(), "events", s, alone).ranked(terms).best(Integer.MAX_VALUE, 1);
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        });
     }
 
     /** The rows of events_fts holding a stored term, from its vocabulary. */
