@@ -134,7 +134,7 @@ public final class RecallQuality {
 
     /** The scenarios {@code --datasets} can name. */
     public static final List<String> DATASETS = List.of("jiyi", "locomo", "locomo-speaker", "madial-zh", "madial-en",
-            "madial-zh-history", "madial-en-history");
+            "madial-zh-history", "madial-en-history", PersonalEvents.NAME, MultiSession.NAME, SmallHome.NAME);
 
     /** Recalls run once, unmeasured, before the measured pass of each index and mode. */
     static final int WARMUP = 50;
@@ -148,7 +148,8 @@ public final class RecallQuality {
     /** The command line; returns the exit code: 0, 1 when {@code --check} finds a regression, 2 on bad arguments. */
     public static int run(String[] args, java.io.PrintStream out, java.io.PrintStream err) throws Exception {
         Path data = Path.of("..", "shared", "datasets");
-        List<String> names = List.of("jiyi", "locomo", "madial-zh", "madial-en", "madial-zh-history", "madial-en-history");
+        List<String> names = List.of("jiyi", "locomo", "madial-zh", "madial-en", "madial-zh-history", "madial-en-history",
+                PersonalEvents.NAME, MultiSession.NAME, SmallHome.NAME);
         RecallConfig config = RecallConfig.DEFAULT;
         List<RecallMode> modes = List.of(RecallMode.FAST);
         List<Double> thresholds = null;
@@ -161,6 +162,7 @@ public final class RecallQuality {
         Path outDir = Path.of("target", "bench-recall");
         Path check = null;
         Path writeExpected = null;
+        Path export = null;
         Plan plan;
         try {
             for (int i = 0; i < args.length; i++) {
@@ -174,6 +176,7 @@ public final class RecallQuality {
                     case "--out" -> outDir = Path.of(args[++i]);
                     case "--check" -> check = Path.of(args[++i]);
                     case "--write-expected" -> writeExpected = Path.of(args[++i]);
+                    case "--export" -> export = Path.of(args[++i]);
                     case "--quiet" -> quiet = true;
                     case "--weights" -> {
                         double[] w = java.util.Arrays.stream(args[++i].split(",")).mapToDouble(Double::parseDouble).toArray();
@@ -218,6 +221,13 @@ public final class RecallQuality {
             err.println("bench recall: " + (e instanceof ArrayIndexOutOfBoundsException ? "an option lacks its value"
                     : e.getMessage()));
             return 2;
+        }
+        if (export != null) {
+            for (String name : plan.datasets()) {
+                Export.write(scenario(plan.data(), name), export);
+            }
+            err.println("scenarios written to " + export);
+            return 0;
         }
         String loadAtStart = dev.jiyi.bench.IngestHarness.loadAverage();
         List<Row> rows = run(plan, err);
@@ -306,6 +316,9 @@ public final class RecallQuality {
             case "madial-en" -> Datasets.madial(data.resolve("madial-bench"), "en", true);
             case "madial-zh-history" -> Datasets.madial(data.resolve("madial-bench"), "zh", false);
             case "madial-en-history" -> Datasets.madial(data.resolve("madial-bench"), "en", false);
+            case PersonalEvents.NAME -> PersonalEvents.build();
+            case MultiSession.NAME -> MultiSession.build();
+            case SmallHome.NAME -> SmallHome.build();
             default -> throw new IllegalArgumentException("unknown dataset " + name);
         };
     }
@@ -400,6 +413,11 @@ public final class RecallQuality {
                         result.items().stream().map(it -> aliases.getOrDefault(it.sourceEventId(), it.sourceEventId()))
                                 .toList()));
                 if (!q.gold().isEmpty()) {
+                    if (Boolean.getBoolean("jiyi.misses") && Metrics.fraction(ranked, q.gold(), 5) < 1) {
+                        System.err.printf(Locale.ROOT, "miss %s | %s | gold %s | top 5 %s%n", q.id(),
+                                q.query().length() > 80 ? q.query().substring(q.query().length() - 80) : q.query(),
+                                q.gold(), ranked.subList(0, Math.min(5, ranked.size())));
+                    }
                     ours.add(ranked, q.gold());
                     byCategory.computeIfAbsent(q.category(), k -> new Metrics()).add(ranked, q.gold());
                 }
