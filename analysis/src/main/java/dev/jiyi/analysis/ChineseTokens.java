@@ -130,14 +130,30 @@ public final class ChineseTokens {
      */
     public static List<String> queryTerms(String query) {
         String normalized = normalize(query);
+        List<Token> tokens = tokenize(query);
+        // A stop word's characters are as empty as the word (什 of 什么): their spans are dropped whole.
+        boolean[] stopped = new boolean[normalized.length()];
+        for (Token token : tokens) {
+            if (StopWords.contains(normalized.substring(token.start(), token.end())) || StopWords.contains(token.text())) {
+                java.util.Arrays.fill(stopped, token.start(), token.end(), true);
+            }
+        }
         java.util.LinkedHashSet<String> distinct = new java.util.LinkedHashSet<>();
-        for (Token token : tokenize(query)) {
-            String surface = normalized.substring(token.start(), token.end());
-            if (!StopWords.contains(surface) && !StopWords.contains(token.text())) {
+        for (Token token : tokens) {
+            if (!inside(stopped, token.start(), token.end())) {
                 distinct.add(token.text());
             }
         }
         return List.copyOf(distinct);
+    }
+
+    private static boolean inside(boolean[] stopped, int start, int end) {
+        for (int i = start; i < end; i++) {
+            if (!stopped[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The tokens joined by single spaces: the form FTS5 indexes. */
@@ -210,6 +226,11 @@ public final class ChineseTokens {
             i += Character.charCount(cp);
         }
         return false;
+    }
+
+    /** jieba's dictionary, as the segmenter uses it (loaded on first use). */
+    static JiebaDictionary dictionary() {
+        return Holder.SEGMENTER.dictionary();
     }
 
     /** Holder idiom: the dictionary loads on first use, once per JVM. */

@@ -77,6 +77,15 @@ final class JiebaDictionary {
         return minLogFreq;
     }
 
+    /** A word's log frequency, ln(freq / total), or NaN when {@code word} is not in the dictionary. */
+    double logFreq(String word) {
+        if (word.isEmpty()) {
+            return Double.NaN;
+        }
+        int i = lookup(word.toCharArray(), 0, word.length());
+        return i >= 0 ? logFreq[i] : Double.NaN;
+    }
+
     /** Emission log probability of {@code c} in HMM state {@code state} (0..3 = B, M, E, S). */
     double emit(int state, char c) {
         return c < HAN_FIRST || c > HAN_LAST ? MIN_FLOAT : emit[state][c - HAN_FIRST];

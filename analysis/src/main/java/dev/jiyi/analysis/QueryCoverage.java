@@ -7,7 +7,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.IntToDoubleFunction;
+import java.util.function.DoubleSupplier;
 import java.util.function.ToLongFunction;
 
 /**
@@ -130,31 +130,94 @@ public final class QueryCoverage {
         return kept;
     }
 
-    /** Rows a scope needs before {@link #evidence} measures anything. */
+    /**
+     * Rows a scope (a table of it: its memories, or its events) needs before its own statistics alone
+     * weigh the evidence ({@link #evidenceWeight}).
+     */
     public static final int EVIDENCE_MIN_ROWS = 50;
 
     /**
-     * R6: in a question of this many {@link #words} or more, a row that holds only one of them is
-     * evidence only when that word carries {@link #LONE_WORD_SHARE} of the question. One shared word
-     * of a longer question is chance ("explain" in "Explain the difference between TCP and UDP", "main"
-     * in "What were the main causes of the French Revolution?" beside a turn that used the word once);
-     * the rows that answer such a question hold two of its words, or its one telling word.
+     * R6: the weight the evidence rule counts a query's held word by: how rare it is in the scope
+     * times how specific it is in the language ({@link LanguagePrior#specificity}), as a word no row
+     * holds is counted in the ideal. The scope alone cannot tell a word the persona rarely uses
+     * ("explain", "main", "work") from a telling one ("sister", "Kalman"); the language alone cannot
+     * tell a persona's everywhere-word (its own name) from a rare one. In a table of the scope of
+     * fewer than {@link #EVIDENCE_MIN_ROWS} rows the scope's IDF means little (in a home of ten rows
+     * every word one row holds is as rare as a word can be, and FTS5's BM25 weighs a word in half of
+     * them at nothing), so it gives way to the IDF of a word one row holds in proportion:
+     * {@code (a × idf + (1 - a) × one) × specificity}, {@code a} the table's share of
+     * {@link #EVIDENCE_MIN_ROWS}. The rule thus holds from a home's first row: "量子色动力学的渐近自由" is
+     * not answered by "我在北京大学读书" through a common word, nor "Explain TCP and UDP" by "we
+     * explained it".
+     *
+     * @param word a query word some row of the table holds
+     * @param idf  its IDF over the scope
+     * @param one  the IDF of a word one row of the table holds
+     * @param rows the table's rows of the scope
      */
-    public static final int LONE_WORD_QUERY = 4;
-
-    /** The share of the query one word must carry to be evidence alone in a long question. */
-    public static final double LONE_WORD_SHARE = 0.5;
+    public static double evidenceWeight(String word, double idf, double one, long rows) {
+        double a = Math.min(1, Math.max(0, rows) / (double) EVIDENCE_MIN_ROWS);
+        return (a * idf + (1 - a) * one) * LanguagePrior.specificity(word);
+    }
 
     /**
-     * Whether the best row holding any of a query's words settles its evidence: the query is short,
-     * or that row's share is enough for one word alone. Otherwise the evidence is the best row that
-     * holds two or more of its words.
+     * R6: the ideal the evidence rule divides by: {@link #ideal} with each held word at its
+     * {@link #evidenceWeight} and each word no row holds at {@code one} times its specificity in the
+     * language. A word the scope never used has no IDF there; counting it as the rarest word the scope
+     * could hold made the everyday words around a question ("我想问一下", "please remind me") weigh as
+     * much as its name, and drowned it below the minimum.
      *
-     * @param words the query's {@link #words}
-     * @param best  the best share any row holds
+     * @param held   the IDF over the scope of each query word some row holds
+     * @param absent the words no row holds (their values are not read)
+     * @param one    the IDF of a word one row of the table holds
+     * @param rows   the table's rows of the scope
      */
-    public static boolean settled(int words, double best) {
-        return words < LONE_WORD_QUERY || best >= LONE_WORD_SHARE;
+    public static double evidenceIdeal(Map<String, Double> held, Set<String> absent, double one, long rows) {
+        Map<String, Double> h = new HashMap<>();
+        held.forEach((word, idf) -> h.put(word, evidenceWeight(word, idf, one, rows)));
+        Map<String, Double> a = new HashMap<>();
+        for (String word : absent) {
+            a.put(word, one * LanguagePrior.specificity(word));
+        }
+        return ideal(h, a);
+    }
+
+    /** The most sentences of one query whose evidence is measured apart ({@link #sentences}). */
+    public static final int SENTENCES = 8;
+
+    /**
+     * R6: the sentences of a query of several, whose evidence counts beside the whole query's: a
+     * question after a chatty preamble ("最近工作特别忙，周末也没休息。对了，书法展在哪里举行？") is as well
+     * evidenced as the question alone, since the preamble's words (which the archive does not hold)
+     * would otherwise drown the one sentence the archive answers. A sentence ends at 。！？；, at ! ? ;
+     * and at a full stop before a space, and at a line break; empty for a query of one sentence, at
+     * most the last {@link #SENTENCES} (the question usually comes last, and each costs a search).
+     */
+    public static List<String> sentences(String query) {
+        List<String> out = new ArrayList<>();
+        int start = 0;
+        int n = query.length();
+        for (int i = 0; i < n; i++) {
+            char c = query.charAt(i);
+            boolean end = c == '。' || c == '！' || c == '？' || c == '；' || c == '!' || c == '?' || c == ';'
+                    || c == '\n' || (c == '.' && (i + 1 == n || Character.isWhitespace(query.charAt(i + 1))));
+            if (end) {
+                add(out, query.substring(start, i + 1));
+                start = i + 1;
+            }
+        }
+        add(out, query.substring(start));
+        if (out.size() < 2) {
+            return List.of();
+        }
+        return List.copyOf(out.subList(Math.max(0, out.size() - SENTENCES), out.size()));
+    }
+
+    private static void add(List<String> sentences, String piece) {
+        String s = piece.strip();
+        if (s.codePoints().anyMatch(Character::isLetterOrDigit)) {
+            sentences.add(s);
+        }
     }
 
     private static boolean partOfWord(String term, Set<String> terms) {
@@ -175,27 +238,18 @@ public final class QueryCoverage {
     }
 
     /**
-     * R6, R11: how much evidence the query has at all: the most of the query's {@link #words} that
-     * one row holds ({@code held}, over the rows holding at least that many words). In a question of
-     * {@link #LONE_WORD_QUERY} words or more, a row holding one of them counts only when that word
-     * carries {@link #LONE_WORD_SHARE} of it; otherwise the evidence is the best row that holds two.
-     * Recall answers a query lexically only when this reaches the minimum evidence; 0 when no row
-     * shares a word with it. In a scope of fewer than {@link #EVIDENCE_MIN_ROWS} rows (memories and
-     * events), IDF cannot tell a common word from a rare one (in FTS5's BM25 a word in half the rows
-     * weighs nothing), so the rule is off: positive infinity.
+     * R6, R11: how much evidence the query has at all: the most of the query's {@link #words} that one
+     * row holds ({@code held}), each word weighed by {@link #evidenceWeight}, so that a row holding
+     * one everyday word of a longer question ("explain" in "Explain the difference between TCP and
+     * UDP", "main" in "What were the main causes of the French Revolution?") holds little of it,
+     * while a row holding its one telling word ("sister" in "Where is my sister's wedding taking
+     * place?") holds enough. Recall answers a query lexically only when this reaches the minimum
+     * evidence; 0 when no row shares a word with it.
      *
-     * @param words     how many words the query has
-     * @param scopeRows the rows of the scope searched
-     * @param held      the best share one row holds, of the rows holding at least the given number of words
+     * @param words how many words the query has
+     * @param held  the best share one row holds
      */
-    public static double evidence(int words, long scopeRows, IntToDoubleFunction held) {
-        if (words == 0) {
-            return 0;
-        }
-        if (scopeRows < EVIDENCE_MIN_ROWS) {
-            return Double.POSITIVE_INFINITY;
-        }
-        double best = held.applyAsDouble(1);
-        return settled(words, best) ? best : held.applyAsDouble(2);
+    public static double evidence(int words, DoubleSupplier held) {
+        return words == 0 ? 0 : held.getAsDouble();
     }
 }

@@ -48,6 +48,10 @@ final class Segmenter {
 
     private final JiebaDictionary dict;
 
+    JiebaDictionary dictionary() {
+        return dict;
+    }
+
     Segmenter(JiebaDictionary dict) {
         this.dict = dict;
     }

@@ -54,6 +54,16 @@ class ChineseTokensTest {
     }
 
     @Test
+    @DisplayName("R6 a stop word's characters go with it: 什么 leaves no 什, 为什么 nothing; a character a real word shares stays (Chinese, mixed)")
+    void stopWordCharactersGoWithIt() {
+        assertThat(ChineseTokens.queryTerms("为什么")).isEmpty();
+        assertThat(ChineseTokens.queryTerms("什么时候去 Shanghai")).containsExactly("时", "时候", "候", "shanghai");
+        assertThat(ChineseTokens.queryTerms("我的猫叫什么名字")).doesNotContain("什", "么").contains("名字", "猫");
+        // 什 of 什锦 is a character of a word, not of a stop word.
+        assertThat(ChineseTokens.queryTerms("什锦炒饭")).contains("什锦", "什");
+    }
+
+    @Test
     @DisplayName("R1 Han characters outside the Basic Multilingual Plane are indexed one by one")
     void supplementaryHan() {
         assertThat(ChineseTokens.terms("𠮷野家的牛丼")).contains("𠮷", "野", "家");

@@ -7,8 +7,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 class QueryCoverageTest {
 
@@ -66,5 +68,52 @@ class QueryCoverageTest {
     void nothingHeldSearchesNothing() {
         assertThat(QueryCoverage.searched(ChineseTokens.queryTerms("量子色动力学 asymptotic freedom"), t -> 0L)).isEmpty();
         assertThat(QueryCoverage.searched(List.of(), t -> 1L)).isEmpty();
+    }
+
+    @Test
+    @DisplayName("R6 a query of several sentences is measured sentence by sentence too: a question after a chatty preamble (Chinese, English, mixed); one sentence is not split")
+    void sentencesOfAQuery() {
+        assertThat(QueryCoverage.sentences("最近工作特别忙，周末也没休息。对了，书法展在哪里举行？"))
+                .containsExactly("最近工作特别忙，周末也没休息。", "对了，书法展在哪里举行？");
+        assertThat(QueryCoverage.sentences("Work has been crazy this week. Anyway, where is my sister's wedding?"))
+                .containsExactly("Work has been crazy this week.", "Anyway, where is my sister's wedding?");
+        assertThat(QueryCoverage.sentences("今天好累!\n Where did I park the car?"))
+                .containsExactly("今天好累!", "Where did I park the car?");
+        // One sentence, a decimal point, a full stop without a space, punctuation alone: nothing to split.
+        assertThat(QueryCoverage.sentences("书法展在哪里举行？")).isEmpty();
+        assertThat(QueryCoverage.sentences("The price went up 3.5 percent")).isEmpty();
+        assertThat(QueryCoverage.sentences("see docs.rs for the api")).isEmpty();
+        assertThat(QueryCoverage.sentences("？？。 ... !")).isEmpty();
+        // At most the last SENTENCES of a long text: the question usually comes last.
+        StringBuilder many = new StringBuilder();
+        for (int i = 0; i < 12; i++) {
+            many.append("第").append(i).append("句。");
+        }
+        List<String> last = QueryCoverage.sentences(many.toString());
+        assertThat(last).hasSize(QueryCoverage.SENTENCES).endsWith("第11句。").startsWith("第4句。");
+    }
+
+    @Test
+    @DisplayName("R6 in the evidence ideal a word no row holds counts by how common it is in the language: 一下 and place weigh less than a name; held words weigh by scope and language; the ranking ideal is the scope's alone")
+    void evidenceWeighsByTheLanguage() {
+        double one = 4.0;
+        long rows = 200;
+        Map<String, Double> held = Map.of("创业", 3.0);
+        double common = QueryCoverage.evidenceIdeal(held, Set.of("一下", "哪里"), one, rows);
+        double rare = QueryCoverage.evidenceIdeal(held, Set.of("蔡司", "佐尔坦"), one, rows);
+        assertThat(common).isLessThan(rare);
+        double creation = 3.0 * LanguagePrior.specificity("创业");
+        assertThat(rare).isCloseTo(creation + 2 * one, within(1e-9)); // unknown words count in full
+        assertThat(QueryCoverage.evidenceIdeal(Map.of("lisbon", 3.0), Set.of("place"), one, rows))
+                .isLessThan(QueryCoverage.evidenceIdeal(Map.of("lisbon", 3.0), Set.of("kalman"), one, rows));
+        // An everyday word the scope rarely used is less than a telling word it used as rarely.
+        assertThat(QueryCoverage.evidenceWeight("work", one, one, rows))
+                .isLessThan(QueryCoverage.evidenceWeight("sister", one, one, rows))
+                .isLessThan(QueryCoverage.evidenceWeight("kalman", one, one, rows));
+        // In a small table the scope's IDF gives way to the IDF of a word one row holds.
+        assertThat(QueryCoverage.evidenceWeight("吉他", 0.1, one, 5)).isGreaterThan(QueryCoverage.evidenceWeight("吉他", 0.1, one, 500));
+        assertThat(QueryCoverage.evidenceWeight("吉他", 0.1, one, 0)).isCloseTo(one * LanguagePrior.specificity("吉他"), within(1e-9));
+        // Ranking's ideal is unchanged: absent words as if one row held them.
+        assertThat(QueryCoverage.ideal(held, Map.of("一下", one))).isCloseTo(3.0 + one, within(1e-9));
     }
 }

@@ -420,9 +420,9 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         try {
             ScopedBm25 memories = scoped(snapshot, MEMORIES, filter.scope());
             ScopedBm25 events = scoped(snapshot, EVENTS, filter.scope());
-            return Coverage.of(words.size(), memories.scopeRows() + events.scopeRows(), least -> {
+            return Coverage.of(words.size(), memories.scopeRows() + events.scopeRows(), () -> {
                 try {
-                    return held(snapshot, memories, events, words, filter, least);
+                    return held(snapshot, memories, events, words, filter);
                 } catch (SQLException e) {
                     throw new StorageException("measuring the query's evidence", e);
                 }
@@ -432,16 +432,16 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         }
     }
 
-    /** The most of the query one eligible memory or event of the scope holds, of those holding {@code least} words. */
+    /** The most of the query one eligible memory or event of the scope holds. */
     private double held(Snapshot snapshot, ScopedBm25 memories, ScopedBm25 events, List<String> words,
-                        Eligibility filter, int least) throws SQLException {
+                        Eligibility filter) throws SQLException {
         double best = 0;
-        for (Candidate c : eligibleBest(snapshot, memories.held(memories.searched(words)), least, filter, 1)) {
-            best = Math.max(best, c.score() / memories.ideal(words));
+        for (Candidate c : eligibleBest(snapshot, memories.held(memories.searched(words)), 1, filter, 1)) {
+            best = Math.max(best, c.score() / memories.evidenceIdeal(words));
         }
-        List<Candidate> held = events.held(events.searched(words)).best(1, least);
+        List<Candidate> held = events.held(events.searched(words)).best(1, 1);
         if (!held.isEmpty()) {
-            best = Math.max(best, held.get(0).score() / events.ideal(words));
+            best = Math.max(best, held.get(0).score() / events.evidenceIdeal(words));
         }
         return best;
     }

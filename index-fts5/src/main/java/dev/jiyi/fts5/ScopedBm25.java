@@ -127,12 +127,17 @@ final class ScopedBm25 {
         RowScores sums = new RowScores();
         for (String term : terms) {
             Hits h = hits(term);
-            double idf = idf(scopeRows(), h.rows.length);
+            double weight = QueryCoverage.evidenceWeight(term, idf(scopeRows(), h.rows.length), one(), scopeRows());
             for (long row : h.rows) {
-                sums.add(row, idf);
+                sums.add(row, weight);
             }
         }
         return sums;
+    }
+
+    /** The IDF of a term one row of the scope holds: what a term no row holds counts as. */
+    private double one() throws SQLException {
+        return idf(Math.max(scopeRows(), 1), 1);
     }
 
     /**
@@ -141,6 +146,15 @@ final class ScopedBm25 {
      * one did.
      */
     double ideal(List<String> terms) throws SQLException {
+        return ideal(terms, false);
+    }
+
+    /** The ideal the evidence rule divides by ({@link QueryCoverage#evidenceIdeal}). */
+    double evidenceIdeal(List<String> terms) throws SQLException {
+        return ideal(terms, true);
+    }
+
+    private double ideal(List<String> terms, boolean evidence) throws SQLException {
         Map<String, Double> held = new HashMap<>();
         Map<String, Double> absent = new HashMap<>();
         long rows = scopeRows();
@@ -148,7 +162,7 @@ final class ScopedBm25 {
             long n = holding(term);
             (n > 0 ? held : absent).put(term, idf(Math.max(rows, 1), Math.max(n, 1)));
         }
-        return QueryCoverage.ideal(held, absent);
+        return evidence ? QueryCoverage.evidenceIdeal(held, absent.keySet(), one(), rows) : QueryCoverage.ideal(held, absent);
     }
 
     /**

@@ -223,9 +223,9 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
             return Coverage.NONE;
         }
         follow(snapshot);
-        return Coverage.of(words.size(), searcher.scopeRows(filter.scope()), least -> {
+        return Coverage.of(words.size(), searcher.scopeRows(filter.scope()), () -> {
             synchronized (this) {
-                return searcher.held(words, filter, least);
+                return searcher.held(words, filter);
             }
         });
     }

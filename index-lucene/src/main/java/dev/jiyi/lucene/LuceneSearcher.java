@@ -147,7 +147,7 @@ final class LuceneSearcher {
         return words;
     }
 
-    /** Memories and events of the scope: fewer than {@link LexicalIndex#EVIDENCE_MIN_ROWS} turn the evidence rule off. */
+    /** Memories and events of the scope ({@link LexicalIndex.Coverage#scopeRows}). */
     long scopeRows(Scope scope) {
         try {
             return h.withSearcher(searcher -> {
@@ -161,13 +161,13 @@ final class LuceneSearcher {
     }
 
     /**
-     * The most of the query one eligible memory or event of the scope holds, of those holding
-     * {@code least} words ({@link LexicalIndex#evidence}), in one search of both fields: each word a
-     * document holds counts its {@link #weights} once over the query's ideal in the document's own
+     * The most of the query one eligible memory or event of the scope holds ({@link LexicalIndex#coverage}),
+     * in one search of both fields: each word a document holds counts its evidence weight
+     * ({@link QueryCoverage#evidenceWeight}) once over the query's evidence ideal in the document's own
      * field (every document has one text field), however often it occurs and however long the
      * document, and the best document's sum is the answer.
      */
-    double held(List<List<String>> words, Eligibility filter, int least) {
+    double held(List<List<String>> words, Eligibility filter) {
         try {
             return h.withSearcher(acquired -> {
                 BooleanQuery.Builder any = new BooleanQuery.Builder();
@@ -176,7 +176,6 @@ final class LuceneSearcher {
                 if (!memories && !events) {
                     return 0.0;
                 }
-                any.setMinimumNumberShouldMatch(least);
                 BooleanQuery.Builder eligible = new BooleanQuery.Builder();
                 if (memories) {
                     eligible.add(Documents.eligible(filter), BooleanClause.Occur.SHOULD);
@@ -197,7 +196,8 @@ final class LuceneSearcher {
 
     /**
      * Adds to {@code any} each searched word of {@code field} that some document of the scope holds,
-     * scoring its weight over the field's ideal; whether it added any.
+     * scoring its evidence weight over the field's evidence ideal ({@link QueryCoverage#evidenceIdeal});
+     * whether it added any.
      */
     private boolean held(IndexSearcher acquired, String field, Scope scope, List<List<String>> words,
                          BooleanQuery.Builder any) throws IOException {
@@ -206,11 +206,15 @@ final class LuceneSearcher {
         if (w == null || w.held().isEmpty()) {
             return false;
         }
-        double ideal = QueryCoverage.ideal(w.held(), w.absent());
+        long docs = searcher.collectionStatistics(field).docCount();
+        double one = idf(docs, 1);
+        double ideal = QueryCoverage.evidenceIdeal(w.held(), w.absent().keySet(), one, docs);
         boolean added = false;
         for (List<String> pieces : searched(acquired, field, scope, words)) {
-            Double weight = w.held().get(String.join(" ", pieces));
-            if (weight != null) {
+            String word = String.join(" ", pieces);
+            Double idf = w.held().get(word);
+            if (idf != null) {
+                double weight = QueryCoverage.evidenceWeight(word, idf, one, docs);
                 any.add(new BoostQuery(new ConstantScoreQuery(term(field, scope, pieces)), (float) (weight / ideal)),
                         BooleanClause.Occur.SHOULD);
                 added = true;
@@ -317,12 +321,16 @@ final class LuceneSearcher {
             for (String piece : pieces) {
                 n = Math.min(n, terms.docFreq(Documents.text(field, scope, piece)));
             }
-            long counted = Math.max(1, n); // a term no document holds scores as if one did (LexicalIndex.ideal)
-            long total = Math.max(docs, counted);
-            (n > 0 ? held : absent).put(String.join(" ", pieces),
-                    Math.log(1 + (total - counted + 0.5) / (counted + 0.5)) / (1 + K1));
+            // A term no document holds scores as if one did (LexicalIndex.ideal).
+            (n > 0 ? held : absent).put(String.join(" ", pieces), idf(docs, Math.max(1, n)));
         }
         return new TermWeights(held, absent);
+    }
+
+    /** Lucene's BM25 weight of a term {@code n} of {@code docs} documents hold, once in a document of average length. */
+    private static double idf(long docs, long n) {
+        long total = Math.max(docs, n);
+        return Math.log(1 + (total - n + 0.5) / (n + 0.5)) / (1 + K1);
     }
 
     private record TermWeights(Map<String, Double> held, Map<String, Double> absent) {

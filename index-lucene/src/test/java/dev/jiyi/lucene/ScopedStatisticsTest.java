@@ -57,8 +57,8 @@ class ScopedStatisticsTest {
                             Eligibility now = Eligibility.current(scope, NOW);
                             assertSame(memories(a, kept, q, now, ALL), memories(a, cold, q, now, ALL), q);
                             assertSame(events(a, kept, q, scope, ALL), events(a, cold, q, scope, ALL), q);
-                            double warmHeld = a.read(s -> kept.coverage(s, q, now).held(1));
-                            double coldHeld = a.read(s -> cold.coverage(s, q, now).held(1));
+                            double warmHeld = a.read(s -> kept.coverage(s, q, now).held());
+                            double coldHeld = a.read(s -> cold.coverage(s, q, now).held());
                             assertThat(warmHeld).as("evidence for %s", q).isCloseTo(coldHeld,
                                     org.assertj.core.data.Offset.offset(1e-9));
                         }

@@ -90,13 +90,14 @@ final class RecallCandidates {
         for (TimeExpressions.Window w : windows) {
             times.add(w.expression());
         }
-        for (View view : views(request)) {
+        List<View> views = views(request);
+        for (View view : views) {
             List<Candidate> direct = snapshot.memoryCandidates(index.lexical(), view.text(), eligible, config.candidateLimit());
             collect(memories, view, direct);
             List<Candidate> raw = snapshot.eventCandidates(index.lexical(), view.text(), scope, config.eventCandidateLimit());
             collect(events, view, raw);
             if (!direct.isEmpty() || !raw.isEmpty()) {
-                bestDirect = Math.max(bestDirect, evidence(view.text(), times, eligible));
+                bestDirect = Math.max(bestDirect, evidence(view.text(), times, eligible, views.size() == 1));
             }
             if (!eligible.includeHistory()) {
                 // R9: earlier facts that match lead to their timeline's current fact.
@@ -111,15 +112,25 @@ final class RecallCandidates {
      * R6, R10: the query's evidence without the time expressions it names: a time is a window that
      * boosts what happened then, not words the archive should hold (`两个月前的火锅` asks for 火锅). A
      * query that is nothing but a time ("what did I say last week?") has no lexical evidence: rows
-     * that happen to contain the words "last week" are chance.
+     * that happen to contain the words "last week" are chance. A query of several sentences has the
+     * evidence of its best sentence when that is more than the whole's ({@link QueryCoverage#sentences});
+     * a dialogue's views are not split (its newest turn is a view of its own already).
      */
-    private double evidence(String text, List<String> times, Eligibility eligible) {
+    private double evidence(String text, List<String> times, Eligibility eligible, boolean bySentence) {
         String rest = text;
         for (String expression : times) {
             rest = rest.replace(expression, " ");
         }
-        LexicalIndex.Coverage coverage = snapshot.coverage(index.lexical(), rest, eligible);
-        return QueryCoverage.evidence(coverage.words(), coverage.scopeRows(), coverage::held);
+        double best = measured(rest, eligible);
+        for (String sentence : bySentence ? QueryCoverage.sentences(rest) : List.<String>of()) {
+            best = Math.max(best, measured(sentence, eligible));
+        }
+        return best;
+    }
+
+    private double measured(String text, Eligibility eligible) {
+        LexicalIndex.Coverage coverage = snapshot.coverage(index.lexical(), text, eligible);
+        return QueryCoverage.evidence(coverage.words(), coverage::held);
     }
 
     /**
@@ -127,8 +138,12 @@ final class RecallCandidates {
      * to the turns around it, at the near weight to the turns next to it and the far weight to the
      * two beyond. A turn sums what it is lent (a question's words are often spread over the turns
      * around its answer), up to {@link #CONTEXT_CAP} of the best match it is lent from, so context
-     * never outranks the direct evidence it comes from. It is computed here, from the matches of the
-     * turns' own text, rather than kept in an index: see TurnContext for why.
+     * never outranks the direct evidence it comes from. Context is lent only where it tells turns
+     * apart: a turn keeps what it is lent beyond its own match, so that a turn is raised to the match
+     * around it but a session in which every turn matches the query's common word lends nothing
+     * (each turn already holds what its neighbours would lend) and cannot bury a turn elsewhere that
+     * holds the query's other words. It is computed here, from the matches of the turns' own text,
+     * rather than kept in an index: see TurnContext for why.
      */
     private Map<Long, Double> context(Scope scope, Map<Long, Double> events) {
         RecallConfig.Precision p = config.precision();
@@ -148,7 +163,7 @@ final class RecallCandidates {
                 best.merge(turn, match, Math::max);
             }
         }
-        lent.replaceAll((turn, v) -> Math.min(v, CONTEXT_CAP * best.get(turn)));
+        lent.replaceAll((turn, v) -> Math.max(0, Math.min(v, CONTEXT_CAP * best.get(turn)) - events.getOrDefault(turn, 0.0)));
         lent.values().removeIf(v -> v == 0);
         return lent;
     }

@@ -263,6 +263,84 @@ class RecallPrecisionTest extends RecallFixture {
         }
     }
 
+    /** Twenty more everyday rows, so that the archive is past the minimum-evidence rule's 50 rows (R6). */
+    void moreEveryday() {
+        everyday();
+        for (int i = 0; i < 20; i++) {
+            said("散步 walk in the park, day " + i, NOW.minus(Duration.ofDays(80 + i)));
+        }
+    }
+
+    @Test
+    @DisplayName("R6 a question after a long preamble is answered as the question alone: the preamble's words the archive never held do not drown it (Chinese, English)")
+    void preambleDoesNotDrownTheQuestion() {
+        moreEveryday();
+        Memory forum = said("创业论坛的地点是陕西西安。", NOW.minus(Duration.ofDays(5)));
+        Memory potluck = said("The potluck is at Dana's place on Sunday", NOW.minus(Duration.ofDays(6)));
+        String zh = "上周和佐尔坦去了趟雷克雅未克看极光，冰岛冷得要命，羊毛袜都穿了三双。对了，创业论坛在哪里举行？";
+        String en = "Zoltan and I flew to Reykjavik for the aurora, Iceland was freezing and the geysers unreal. "
+                + "Anyway, where is the potluck?";
+        assertThat(ids(query(zh))).first().isEqualTo(forum.id());
+        assertThat(ids(query(en))).first().isEqualTo(potluck.id());
+        // The preamble alone is about nothing the archive holds.
+        assertThat(query(zh.substring(0, zh.indexOf("对了"))).items()).isEmpty();
+        assertThat(query(en.substring(0, en.indexOf("Anyway"))).items()).isEmpty();
+    }
+
+    @Test
+    @DisplayName("R4 context is lent only where it tells turns apart: a session in which every turn holds the query's common word lends nothing, and does not bury a turn that holds its other word (English, Chinese)")
+    void contextOnlyWhereItTellsTurnsApart() {
+        moreEveryday();
+        Instant t = NOW.minus(Duration.ofDays(3));
+        String[] dogs = {"My dog 小狗 pulls on the leash", "Dogs 小狗 need a walk every day", "The dog 小狗 park was busy",
+            "Our dog 小狗 loves the beach"};
+        List<Memory> session = new ArrayList<>();
+        for (int i = 0; i < dogs.length; i++) {
+            String e = event(Role.USER, dogs[i], t.plusSeconds(10L * i), Category.CONVERSATION, "dogs");
+            session.add(memory(e, Kind.OBSERVATION, Basis.USER_STATEMENT, dogs[i], dogs[i]));
+        }
+        Memory named = said("We named the puppy Biscuit, 名字叫饼干", NOW.minus(Duration.ofDays(20)));
+        for (String q : List.of("What is the name of our dog?", "我家小狗的名字")) {
+            RecallResult r = query(q);
+            assertThat(ids(r)).as(q).first().isEqualTo(named.id());
+            for (Memory m : session) {
+                assertThat(signal(item(r, m.id()), "context")).as(q).isZero();
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("R6 in a new user's home of twenty rows, at most one of sixteen off-topic questions finds anything, also those sharing a character or an everyday word with it, and questions about what was said are answered (Chinese, English, mixed)")
+    void smallHomeAnswersOnlyWhatItHolds() {
+        String[] home = {"我在北京大学的图书馆工作，主要负责古籍修复。", "家里养了一只橘猫，叫年糕，三岁了。",
+            "I go running along the river every Saturday morning.", "我对花生过敏，点外卖要提醒我。",
+            "My sister Lena just moved to Vancouver for a nursing job.", "比起咖啡我更喜欢喝普洱茶 especially after dinner.",
+            "We finally sold the old Honda and take the subway now.", "这学期在上一门陶艺课，每周四晚上。",
+            "Reading a history of the Silk Road, it's slow but fascinating.", "五月想带爸妈去云南大理玩一周。"};
+        List<Memory> rows = new ArrayList<>();
+        for (int i = 0; i < home.length; i++) {
+            rows.add(said(home[i], NOW.minus(Duration.ofDays(20 - i))));
+        }
+        String[] offTopic = {"What is the tallest mountain in Africa?", "How do I change a flat tire?",
+            "Who wrote the novel War and Peace?", "What does HTTP status code 418 mean?",
+            "Recommend a good laptop for programming", "如何煮出好吃的米饭？", "明天北京会下雨吗？", "唐朝的首都是哪里？",
+            "怎么给手机换电池", "股票和基金有什么区别？",
+            // Off-topic questions that share a character or an everyday word with the home: with the
+            // rule off below 50 rows, as it was, each of these found something.
+            "量子色动力学的渐近自由", "数学考试怎么复习", "大学生如何写毕业论文", "上海的地铁几点停运",
+            "Tell me about the history of the Roman Empire", "How do I reset my river rafting app password?"};
+        int answered = 0;
+        for (String probe : offTopic) {
+            answered += query(probe).items().isEmpty() ? 0 : 1;
+        }
+        assertThat(answered).as("off-topic questions answered").isLessThanOrEqualTo(1);
+        assertThat(ids(query("我在哪里工作？"))).first().isEqualTo(rows.get(0).id());
+        assertThat(ids(query("我对什么过敏"))).first().isEqualTo(rows.get(3).id());
+        assertThat(ids(query("Where did my sister move?"))).first().isEqualTo(rows.get(4).id());
+        assertThat(ids(query("普洱茶"))).first().isEqualTo(rows.get(5).id());
+        assertThat(ids(query("陶艺课是星期几"))).first().isEqualTo(rows.get(7).id());
+    }
+
     @Test
     @DisplayName("R4 a deleted turn's words leave its neighbours' context at once")
     void deletedTurnLeavesContext() {

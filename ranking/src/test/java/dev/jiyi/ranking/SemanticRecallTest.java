@@ -323,11 +323,11 @@ class SemanticRecallTest {
         Memory cat = said("我养了一只猫 my cat", 1);
         embed(embedder, cat);
         embedder.fail = true;
-        RecallResult r = query("猫 secret-query-text", RecallMode.SEMANTIC);
+        RecallResult r = query("猫 secret-query", RecallMode.SEMANTIC);
         assertThat(ids(r)).containsExactly(cat.id());
         assertThat(r.warnings()).singleElement().asString()
                 .contains("could not be embedded", "HTTP 503", "lexical only")
-                .doesNotContain("secret-query-text");
+                .doesNotContain("secret-query");
 
         RecallResult none = recall(RecallConfig.DEFAULT, null).recall(new RecallRequest(scope, "猫", RecallMode.DEEP, 10,
                 null, false));

@@ -40,11 +40,11 @@ public interface LexicalIndex {
      * query's {@code QueryCoverage.words} (its terms without the CJK characters of a longer query
      * word), the rows of the filter's scope (memories and events), and the most of the query's words
      * one row holds, over the memories {@code filter} admits and the events of its scope. A row holds
-     * the share of the ideal that its words make up: each word it holds counts its score in the
-     * ideal once (its IDF), however often it occurs and however short the row, since the question is
+     * the share of the ideal that its words make up: each word it holds counts its weight in the
+     * ideal once ({@code QueryCoverage.evidenceWeight}: its IDF over the scope times how specific it
+     * is in the language), however often it occurs and however short the row, since the question is
      * whether the archive holds what the query asks about, not how well one row matches.
-     * {@link Coverage#held} may be asked for twice (rows holding any word, then rows holding two),
-     * from the same snapshot, while it is open.
+     * {@link Coverage#held} is asked for from the same snapshot, while it is open.
      */
     Coverage coverage(Snapshot snapshot, String query, Eligibility filter);
 
@@ -52,10 +52,10 @@ public interface LexicalIndex {
     interface Coverage {
 
         /** No searchable word at all: no evidence. */
-        Coverage NONE = of(0, 0, least -> 0);
+        Coverage NONE = of(0, 0, () -> 0);
 
         /** The statistics of a query of {@code words} words in a scope of {@code scopeRows} rows. */
-        static Coverage of(int words, long scopeRows, java.util.function.IntToDoubleFunction held) {
+        static Coverage of(int words, long scopeRows, java.util.function.DoubleSupplier held) {
             return new Coverage() {
                 @Override
                 public int words() {
@@ -68,8 +68,8 @@ public interface LexicalIndex {
                 }
 
                 @Override
-                public double held(int least) {
-                    return held.applyAsDouble(least);
+                public double held() {
+                    return held.getAsDouble();
                 }
             };
         }
@@ -80,8 +80,8 @@ public interface LexicalIndex {
         /** Memories and events of the filter's scope. */
         long scopeRows();
 
-        /** The most of the query one eligible row holds, of the rows holding at least {@code least} of its words. */
-        double held(int least);
+        /** The most of the query one eligible row holds. */
+        double held();
     }
 
     /** A short name for reports and {@code --index}: {@code fts5}, {@code lucene}. */
