@@ -131,20 +131,26 @@ public final class ChineseTokens {
     public static List<String> queryTerms(String query) {
         String normalized = normalize(query);
         List<Token> tokens = tokenize(query);
-        // A stop word's characters are as empty as the word (什 of 什么): their spans are dropped whole.
+        // The CJK characters the analysis adds inside a stop word of several characters are as empty as
+        // the word (什 of 什么); a word of stop characters that is no stop word (地下, 过去) stays.
         boolean[] stopped = new boolean[normalized.length()];
+        java.util.LinkedHashSet<String> distinct = new java.util.LinkedHashSet<>();
         for (Token token : tokens) {
-            if (StopWords.contains(normalized.substring(token.start(), token.end())) || StopWords.contains(token.text())) {
+            if (stop(normalized, token) && token.text().codePointCount(0, token.text().length()) > 1) {
                 java.util.Arrays.fill(stopped, token.start(), token.end(), true);
             }
         }
-        java.util.LinkedHashSet<String> distinct = new java.util.LinkedHashSet<>();
         for (Token token : tokens) {
-            if (!inside(stopped, token.start(), token.end())) {
+            boolean character = token.text().codePointCount(0, token.text().length()) == 1;
+            if (!stop(normalized, token) && !(character && inside(stopped, token.start(), token.end()))) {
                 distinct.add(token.text());
             }
         }
         return List.copyOf(distinct);
+    }
+
+    private static boolean stop(String normalized, Token token) {
+        return StopWords.contains(normalized.substring(token.start(), token.end())) || StopWords.contains(token.text());
     }
 
     private static boolean inside(boolean[] stopped, int start, int end) {
@@ -190,6 +196,7 @@ public final class ChineseTokens {
     public static long warmUp() {
         long start = System.nanoTime();
         Holder.SEGMENTER.indexMode("预热");
+        LanguagePrior.specificity("warm");
         return (System.nanoTime() - start) / 1_000_000;
     }
 

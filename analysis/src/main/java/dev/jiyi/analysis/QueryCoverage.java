@@ -140,8 +140,8 @@ public final class QueryCoverage {
      * R6: the weight the evidence rule counts a query's held word by: how rare it is in the scope
      * times how specific it is in the language ({@link LanguagePrior#specificity}), as a word no row
      * holds is counted in the ideal. The scope alone cannot tell a word the persona rarely uses
-     * ("explain", "main", "work") from a telling one ("sister", "Kalman"); the language alone cannot
-     * tell a persona's everywhere-word (its own name) from a rare one. In a table of the scope of
+     * ("work") from a telling one ("Kalman"); the language alone cannot tell a persona's
+     * everywhere-word (its own name) from a rare one. In a table of the scope of
      * fewer than {@link #EVIDENCE_MIN_ROWS} rows the scope's IDF means little (in a home of ten rows
      * every word one row holds is as rare as a word can be, and FTS5's BM25 weighs a word in half of
      * them at nothing), so it gives way to the IDF of a word one row holds in proportion:
@@ -182,18 +182,16 @@ public final class QueryCoverage {
         return ideal(h, a);
     }
 
-    /** The most sentences of one query whose evidence is measured apart ({@link #sentences}). */
-    public static final int SENTENCES = 8;
-
     /**
-     * R6: the sentences of a query of several, whose evidence counts beside the whole query's: a
+     * R6: the last sentence of a query of several, whose evidence counts beside the whole query's: a
      * question after a chatty preamble ("最近工作特别忙，周末也没休息。对了，书法展在哪里举行？") is as well
-     * evidenced as the question alone, since the preamble's words (which the archive does not hold)
-     * would otherwise drown the one sentence the archive answers. A sentence ends at 。！？；, at ! ? ;
-     * and at a full stop before a space, and at a line break; empty for a query of one sentence, at
-     * most the last {@link #SENTENCES} (the question usually comes last, and each costs a search).
+     * evidenced as the question alone, since the preamble's words the archive does not hold would
+     * otherwise drown the one sentence it answers. The question usually comes last; only the last
+     * sentence is measured, so a greeting or a sign-off elsewhere in the query ("Thanks!") is never
+     * evidence for all of it. A sentence ends at 。！？；, at ! ? ;, at a full stop before a space and at
+     * a line break. Null for a query of one sentence.
      */
-    public static List<String> sentences(String query) {
+    public static String lastSentence(String query) {
         List<String> out = new ArrayList<>();
         int start = 0;
         int n = query.length();
@@ -207,10 +205,7 @@ public final class QueryCoverage {
             }
         }
         add(out, query.substring(start));
-        if (out.size() < 2) {
-            return List.of();
-        }
-        return List.copyOf(out.subList(Math.max(0, out.size() - SENTENCES), out.size()));
+        return out.size() < 2 ? null : out.get(out.size() - 1);
     }
 
     private static void add(List<String> sentences, String piece) {
@@ -239,12 +234,12 @@ public final class QueryCoverage {
 
     /**
      * R6, R11: how much evidence the query has at all: the most of the query's {@link #words} that one
-     * row holds ({@code held}), each word weighed by {@link #evidenceWeight}, so that a row holding
-     * one everyday word of a longer question ("explain" in "Explain the difference between TCP and
-     * UDP", "main" in "What were the main causes of the French Revolution?") holds little of it,
-     * while a row holding its one telling word ("sister" in "Where is my sister's wedding taking
-     * place?") holds enough. Recall answers a query lexically only when this reaches the minimum
-     * evidence; 0 when no row shares a word with it.
+     * row holds ({@code held}), each word weighed by {@link #evidenceWeight}. What a row does not hold
+     * decides as much as what it does: a row holding "explain" of "Explain the difference between TCP
+     * and UDP" holds little of it, because the words it lacks are specific (TCP and UDP are unknown
+     * to the language prior), while a row holding "sister" of "Where is my sister's wedding taking
+     * place?" holds much of it, because the words it lacks are everyday ones. Recall answers a query
+     * lexically only when this reaches the minimum evidence; 0 when no row shares a word with it.
      *
      * @param words how many words the query has
      * @param held  the best share one row holds

@@ -59,8 +59,14 @@ class ChineseTokensTest {
         assertThat(ChineseTokens.queryTerms("为什么")).isEmpty();
         assertThat(ChineseTokens.queryTerms("什么时候去 Shanghai")).containsExactly("时", "时候", "候", "shanghai");
         assertThat(ChineseTokens.queryTerms("我的猫叫什么名字")).doesNotContain("什", "么").contains("名字", "猫");
-        // 什 of 什锦 is a character of a word, not of a stop word.
+        // 什 of 什锦 is a character of a word, not of a stop word; a word made of one-character stop
+        // words is no stop word and stays, with its characters.
         assertThat(ChineseTokens.queryTerms("什锦炒饭")).contains("什锦", "什");
+        assertThat(ChineseTokens.queryTerms("地下车库在哪")).contains("地下", "车库");
+        assertThat(ChineseTokens.queryTerms("过去的事")).contains("过去");
+        assertThat(ChineseTokens.queryTerms("上下班")).contains("上下");
+        // Question words made of such characters are stop words of their own.
+        assertThat(ChineseTokens.queryTerms("住在哪个城市")).doesNotContain("哪个", "哪", "个").contains("城市");
     }
 
     @Test

@@ -71,26 +71,18 @@ class QueryCoverageTest {
     }
 
     @Test
-    @DisplayName("R6 a query of several sentences is measured sentence by sentence too: a question after a chatty preamble (Chinese, English, mixed); one sentence is not split")
-    void sentencesOfAQuery() {
-        assertThat(QueryCoverage.sentences("最近工作特别忙，周末也没休息。对了，书法展在哪里举行？"))
-                .containsExactly("最近工作特别忙，周末也没休息。", "对了，书法展在哪里举行？");
-        assertThat(QueryCoverage.sentences("Work has been crazy this week. Anyway, where is my sister's wedding?"))
-                .containsExactly("Work has been crazy this week.", "Anyway, where is my sister's wedding?");
-        assertThat(QueryCoverage.sentences("今天好累!\n Where did I park the car?"))
-                .containsExactly("今天好累!", "Where did I park the car?");
-        // One sentence, a decimal point, a full stop without a space, punctuation alone: nothing to split.
-        assertThat(QueryCoverage.sentences("书法展在哪里举行？")).isEmpty();
-        assertThat(QueryCoverage.sentences("The price went up 3.5 percent")).isEmpty();
-        assertThat(QueryCoverage.sentences("see docs.rs for the api")).isEmpty();
-        assertThat(QueryCoverage.sentences("？？。 ... !")).isEmpty();
-        // At most the last SENTENCES of a long text: the question usually comes last.
-        StringBuilder many = new StringBuilder();
-        for (int i = 0; i < 12; i++) {
-            many.append("第").append(i).append("句。");
-        }
-        List<String> last = QueryCoverage.sentences(many.toString());
-        assertThat(last).hasSize(QueryCoverage.SENTENCES).endsWith("第11句。").startsWith("第4句。");
+    @DisplayName("R6 a query of several sentences is measured by its last sentence too: a question after a chatty preamble (Chinese, English, mixed); one sentence is not split")
+    void lastSentenceOfAQuery() {
+        assertThat(QueryCoverage.lastSentence("最近工作特别忙，周末也没休息。对了，书法展在哪里举行？")).isEqualTo("对了，书法展在哪里举行？");
+        assertThat(QueryCoverage.lastSentence("Work has been crazy this week. Anyway, where is my sister's wedding?"))
+                .isEqualTo("Anyway, where is my sister's wedding?");
+        assertThat(QueryCoverage.lastSentence("今天好累!\n Where did I park the car?")).isEqualTo("Where did I park the car?");
+        assertThat(QueryCoverage.lastSentence("Tell me about quantum physics. Thanks!")).isEqualTo("Thanks!");
+        // One sentence, a decimal point, a full stop without a space, trailing punctuation alone: nothing to split.
+        assertThat(QueryCoverage.lastSentence("书法展在哪里举行？")).isNull();
+        assertThat(QueryCoverage.lastSentence("The price went up 3.5 percent")).isNull();
+        assertThat(QueryCoverage.lastSentence("see docs.rs for the api")).isNull();
+        assertThat(QueryCoverage.lastSentence("书法展在哪里？？。 ... !")).isNull();
     }
 
     @Test

@@ -420,7 +420,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         try {
             ScopedBm25 memories = scoped(snapshot, MEMORIES, filter.scope());
             ScopedBm25 events = scoped(snapshot, EVENTS, filter.scope());
-            return Coverage.of(words.size(), memories.scopeRows() + events.scopeRows(), () -> {
+            return Coverage.of(words.size(), () -> {
                 try {
                     return held(snapshot, memories, events, words, filter);
                 } catch (SQLException e) {

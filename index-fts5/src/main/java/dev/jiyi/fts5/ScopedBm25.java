@@ -119,9 +119,9 @@ final class ScopedBm25 {
 
     /**
      * Every row of the scope holding any of {@code terms}, scored by how much of the query it holds:
-     * the sum of the scope's IDF of each term it holds, however often and however long the row (the
-     * part of BM25 that measures the query, not the row), and counted by the terms it holds (for
-     * {@link RowScores#best}'s {@code least}).
+     * the sum of the evidence weight of each term it holds ({@link QueryCoverage#evidenceWeight}: the
+     * scope's IDF times the term's specificity in the language), however often and however long the
+     * row (the part of BM25 that measures the query, not the row).
      */
     RowScores held(List<String> terms) throws SQLException {
         RowScores sums = new RowScores();

@@ -223,7 +223,7 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
             return Coverage.NONE;
         }
         follow(snapshot);
-        return Coverage.of(words.size(), searcher.scopeRows(filter.scope()), () -> {
+        return Coverage.of(words.size(), () -> {
             synchronized (this) {
                 return searcher.held(words, filter);
             }

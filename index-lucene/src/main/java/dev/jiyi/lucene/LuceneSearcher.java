@@ -147,19 +147,6 @@ final class LuceneSearcher {
         return words;
     }
 
-    /** Memories and events of the scope ({@link LexicalIndex.Coverage#scopeRows}). */
-    long scopeRows(Scope scope) {
-        try {
-            return h.withSearcher(searcher -> {
-                IndexReader reader = searcher.getIndexReader();
-                return Documents.scopeDocuments(reader, Documents.MEMORY_TEXT, scope)
-                        + Documents.scopeDocuments(reader, Documents.EVENT_TEXT, scope);
-            });
-        } catch (IOException e) {
-            throw new StorageException("searching the Lucene index", e);
-        }
-    }
-
     /**
      * The most of the query one eligible memory or event of the scope holds ({@link LexicalIndex#coverage}),
      * in one search of both fields: each word a document holds counts its evidence weight

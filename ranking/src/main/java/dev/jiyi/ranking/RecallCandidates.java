@@ -97,7 +97,7 @@ final class RecallCandidates {
             List<Candidate> raw = snapshot.eventCandidates(index.lexical(), view.text(), scope, config.eventCandidateLimit());
             collect(events, view, raw);
             if (!direct.isEmpty() || !raw.isEmpty()) {
-                bestDirect = Math.max(bestDirect, evidence(view.text(), times, eligible, views.size() == 1));
+                bestDirect = Math.max(bestDirect, evidence(view.text(), times, eligible, request.dialogue().size() < 2));
             }
             if (!eligible.includeHistory()) {
                 // R9: earlier facts that match lead to their timeline's current fact.
@@ -112,25 +112,30 @@ final class RecallCandidates {
      * R6, R10: the query's evidence without the time expressions it names: a time is a window that
      * boosts what happened then, not words the archive should hold (`两个月前的火锅` asks for 火锅). A
      * query that is nothing but a time ("what did I say last week?") has no lexical evidence: rows
-     * that happen to contain the words "last week" are chance. A query of several sentences has the
-     * evidence of its best sentence when that is more than the whole's ({@link QueryCoverage#sentences});
-     * a dialogue's views are not split (its newest turn is a view of its own already).
+     * that happen to contain the words "last week" are chance. A query of several sentences also has
+     * the evidence of its last sentence, when that has {@link #QUESTION_WORDS} words or more
+     * ({@link QueryCoverage#lastSentence}); a dialogue is not split (its newest turn is a view of its own).
      */
     private double evidence(String text, List<String> times, Eligibility eligible, boolean bySentence) {
         String rest = text;
         for (String expression : times) {
             rest = rest.replace(expression, " ");
         }
-        double best = measured(rest, eligible);
-        for (String sentence : bySentence ? QueryCoverage.sentences(rest) : List.<String>of()) {
-            best = Math.max(best, measured(sentence, eligible));
+        double best = measured(rest, eligible, 1);
+        String question = bySentence ? QueryCoverage.lastSentence(rest) : null;
+        if (question != null) {
+            best = Math.max(best, measured(question, eligible, QUESTION_WORDS));
         }
         return best;
     }
 
-    private double measured(String text, Eligibility eligible) {
+    /** Words the last sentence of a query needs before its own evidence counts: one word is a sign-off, not a question. */
+    static final int QUESTION_WORDS = 2;
+
+    /** The evidence of {@code text}, 0 when it has fewer than {@code words} words. */
+    private double measured(String text, Eligibility eligible, int words) {
         LexicalIndex.Coverage coverage = snapshot.coverage(index.lexical(), text, eligible);
-        return QueryCoverage.evidence(coverage.words(), coverage::held);
+        return coverage.words() < words ? 0 : QueryCoverage.evidence(coverage.words(), coverage::held);
     }
 
     /**

@@ -285,6 +285,11 @@ class RecallPrecisionTest extends RecallFixture {
         // The preamble alone is about nothing the archive holds.
         assertThat(query(zh.substring(0, zh.indexOf("对了"))).items()).isEmpty();
         assertThat(query(en.substring(0, en.indexOf("Anyway"))).items()).isEmpty();
+        // Only the last sentence counts apart, and only as a question: a greeting or a sign-off the
+        // archive holds is no evidence for an off-topic question around it.
+        said("谢谢你帮我搬家 thanks for helping with the move", NOW.minus(Duration.ofDays(7)));
+        assertThat(query("Explain quantum chromodynamics to me. Thanks!").items()).isEmpty();
+        assertThat(query("谢谢！量子色动力学的渐近自由是什么？").items()).isEmpty();
     }
 
     @Test
@@ -310,7 +315,7 @@ class RecallPrecisionTest extends RecallFixture {
     }
 
     @Test
-    @DisplayName("R6 in a new user's home of twenty rows, at most one of sixteen off-topic questions finds anything, also those sharing a character or an everyday word with it, and questions about what was said are answered (Chinese, English, mixed)")
+    @DisplayName("R6 in a new user's home of twenty rows, at most one of sixteen off-topic questions finds anything (through a word the home holds), also those sharing a character or an everyday word with it, and questions about what was said are answered (Chinese, English, mixed)")
     void smallHomeAnswersOnlyWhatItHolds() {
         String[] home = {"我在北京大学的图书馆工作，主要负责古籍修复。", "家里养了一只橘猫，叫年糕，三岁了。",
             "I go running along the river every Saturday morning.", "我对花生过敏，点外卖要提醒我。",
@@ -329,11 +334,14 @@ class RecallPrecisionTest extends RecallFixture {
             // rule off below 50 rows, as it was, each of these found something.
             "量子色动力学的渐近自由", "数学考试怎么复习", "大学生如何写毕业论文", "上海的地铁几点停运",
             "Tell me about the history of the Roman Empire", "How do I reset my river rafting app password?"};
-        int answered = 0;
+        List<String> answered = new ArrayList<>();
         for (String probe : offTopic) {
-            answered += query(probe).items().isEmpty() ? 0 : 1;
+            if (!query(probe).items().isEmpty()) {
+                answered.add(probe);
+            }
         }
-        assertThat(answered).as("off-topic questions answered").isLessThanOrEqualTo(1);
+        // The one allowed: 北京 is a word the home holds (北京大学), a third of a three-word question.
+        assertThat(answered).as("off-topic questions answered").isSubsetOf("明天北京会下雨吗？");
         assertThat(ids(query("我在哪里工作？"))).first().isEqualTo(rows.get(0).id());
         assertThat(ids(query("我对什么过敏"))).first().isEqualTo(rows.get(3).id());
         assertThat(ids(query("Where did my sister move?"))).first().isEqualTo(rows.get(4).id());

@@ -38,9 +38,8 @@ public interface LexicalIndex {
      * R6, R11: the statistics of how much evidence the query has here at all, which ranking turns
      * into the query's evidence ({@code QueryCoverage.evidence}, the one place the rule lives): the
      * query's {@code QueryCoverage.words} (its terms without the CJK characters of a longer query
-     * word), the rows of the filter's scope (memories and events), and the most of the query's words
-     * one row holds, over the memories {@code filter} admits and the events of its scope. A row holds
-     * the share of the ideal that its words make up: each word it holds counts its weight in the
+     * word) and the most of the query's words one row holds, over the memories {@code filter} admits
+     * and the events of its scope. A row holds the share of the ideal that its words make up: each word it holds counts its weight in the
      * ideal once ({@code QueryCoverage.evidenceWeight}: its IDF over the scope times how specific it
      * is in the language), however often it occurs and however short the row, since the question is
      * whether the archive holds what the query asks about, not how well one row matches.
@@ -52,19 +51,14 @@ public interface LexicalIndex {
     interface Coverage {
 
         /** No searchable word at all: no evidence. */
-        Coverage NONE = of(0, 0, () -> 0);
+        Coverage NONE = of(0, () -> 0);
 
-        /** The statistics of a query of {@code words} words in a scope of {@code scopeRows} rows. */
-        static Coverage of(int words, long scopeRows, java.util.function.DoubleSupplier held) {
+        /** The statistics of a query of {@code words} words. */
+        static Coverage of(int words, java.util.function.DoubleSupplier held) {
             return new Coverage() {
                 @Override
                 public int words() {
                     return words;
-                }
-
-                @Override
-                public long scopeRows() {
-                    return scopeRows;
                 }
 
                 @Override
@@ -76,9 +70,6 @@ public interface LexicalIndex {
 
         /** How many words the query has. */
         int words();
-
-        /** Memories and events of the filter's scope. */
-        long scopeRows();
 
         /** The most of the query one eligible row holds. */
         double held();

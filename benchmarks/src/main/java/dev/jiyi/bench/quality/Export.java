@@ -16,8 +16,9 @@ import java.util.Map;
  * archive and questions can be measured through {@code jiyi event submit --batch}, {@code jiyi memory
  * add --batch} and {@code jiyi recall --batch} of any build, old or new, as a held-out harness does:
  * {@code DIR/NAME/events.jsonl}, {@code memories.jsonl} and {@code questions.jsonl} (a recall
- * request per line, with its {@code gold} event IDs, which a harness strips before asking).
- * Corrections and deletions (jiyi's own scenario) are not exported.
+ * request per line, with its {@code gold} event IDs, which a harness strips before asking; a
+ * dialogue question, MADial's, as its {@code dialogue} turns). Corrections and deletions (jiyi's own
+ * scenario) and the texts a question must never show are not exported.
  */
 final class Export {
 
@@ -61,7 +62,11 @@ final class Export {
         try (Writer w = Files.newBufferedWriter(out.resolve("questions.jsonl"), StandardCharsets.UTF_8)) {
             for (Scenario.Question q : s.questions()) {
                 Map<String, Object> line = scoped(q.scope());
-                line.put("query", q.query());
+                if (q.turns().size() > 1) {
+                    line.put("dialogue", q.turns());
+                } else {
+                    line.put("query", q.query());
+                }
                 line.put("tag", q.id() + " " + q.category());
                 line.put("as_of", s.now().toString());
                 line.put("gold", List.copyOf(q.gold()));

@@ -414,9 +414,11 @@ public final class RecallQuality {
                                 .toList()));
                 if (!q.gold().isEmpty()) {
                     if (Boolean.getBoolean("jiyi.misses") && Metrics.fraction(ranked, q.gold(), 5) < 1) {
+                        String text = q.query();
+                        int cut = text.codePointCount(0, text.length()) - 80;
                         System.err.printf(Locale.ROOT, "miss %s | %s | gold %s | top 5 %s%n", q.id(),
-                                q.query().length() > 80 ? q.query().substring(q.query().length() - 80) : q.query(),
-                                q.gold(), ranked.subList(0, Math.min(5, ranked.size())));
+                                cut > 0 ? text.substring(text.offsetByCodePoints(0, cut)) : text, q.gold(),
+                                ranked.subList(0, Math.min(5, ranked.size())));
                     }
                     ours.add(ranked, q.gold());
                     byCategory.computeIfAbsent(q.category(), k -> new Metrics()).add(ranked, q.gold());
