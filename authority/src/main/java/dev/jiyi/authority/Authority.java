@@ -26,6 +26,7 @@ import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -391,14 +392,19 @@ public final class Authority implements AutoCloseable {
         return tx.read("listing memories without vectors", () -> vectors.missing(scope, fingerprint, afterRow, limit));
     }
 
+    /** {@link #storeVectors(Map)} of one model. */
+    public VectorCache.Stored storeVectors(String fingerprint, Iterable<VectorCache.NewVector> vectors) {
+        return storeVectors(java.util.Collections.singletonMap(fingerprint, vectors));
+    }
+
     /**
-     * V2, V3: stores computed vectors in one transaction, replacing a memory's vector of any
-     * fingerprint. Each memory is rechecked first: a vector whose memory is gone, revoked or no
-     * longer has the text it was computed from is dropped, never attached.
+     * V2, V3: stores computed vectors, by the fingerprint of the model that made them, in one
+     * transaction, replacing a memory's vector of any fingerprint. Each memory is rechecked first: a
+     * vector whose memory is gone, revoked or no longer has the text it was computed from is dropped.
      */
-    public synchronized VectorCache.Stored storeVectors(String fingerprint, Iterable<VectorCache.NewVector> vectors) {
-        Limits.requireText("fingerprint", fingerprint, ExtractionBatch.MAX_FINGERPRINT);
-        return tx.write("storing vectors", () -> this.vectors.store(fingerprint, vectors));
+    public synchronized VectorCache.Stored storeVectors(Map<String, ? extends Iterable<VectorCache.NewVector>> byModel) {
+        byModel.keySet().forEach(f -> Limits.requireText("fingerprint", f, ExtractionBatch.MAX_FINGERPRINT));
+        return tx.write("storing vectors", () -> vectors.store(byModel));
     }
 
     // ---------------------------------------------------------------- checkpoints (K1)

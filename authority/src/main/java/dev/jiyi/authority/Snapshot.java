@@ -104,6 +104,11 @@ public final class Snapshot {
         return index.nearest(this, query);
     }
 
+    /** Whether any memory of the home, in any scope, has a vector of this fingerprint. */
+    public boolean hasVectors(String fingerprint) {
+        return read("looking for vectors", () -> vectors.any(fingerprint));
+    }
+
     /** V4: how many memories {@code filter} admits and how many of them have a vector of this fingerprint. */
     public VectorCache.Coverage vectorCoverage(Eligibility filter, String fingerprint) {
         return read("counting vectors", () -> vectors.coverage(filter, fingerprint));

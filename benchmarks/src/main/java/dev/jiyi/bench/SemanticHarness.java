@@ -19,7 +19,9 @@ import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.VectorCache;
 import dev.jiyi.engine.Jiyi;
 import dev.jiyi.providers.Embedder;
+import dev.jiyi.providers.Embedders;
 import dev.jiyi.providers.LocalEmbedder;
+import dev.jiyi.providers.LocalModel;
 import dev.jiyi.ranking.Recall;
 import dev.jiyi.ranking.RecallConfig;
 import dev.jiyi.ranking.RecallMode;
@@ -71,6 +73,9 @@ import java.util.concurrent.Callable;
 @Command(name = "semantic-harness", mixinStandardHelpOptions = true,
         description = "Measures local embedding throughput and fast, semantic and deep recall latency.")
 public final class SemanticHarness implements Callable<Integer> {
+
+    /** The bundled Chinese model this harness measures (the corpus is Chinese chat). */
+    private static final LocalEmbedder LOCAL = new LocalEmbedder(LocalModel.BGE_SMALL_ZH, "1");
 
     /** Where vectors come from: the local model, or seeded random unit vectors under its fingerprint. */
     public enum Vectors { REAL, RANDOM }
@@ -158,7 +163,7 @@ public final class SemanticHarness implements Callable<Integer> {
                 seed, System.getProperty("java.version"), rt.availableProcessors(), rt.maxMemory() >> 20);
         out.println("load average at start: " + loadAtStart);
 
-        TimedEmbedder embedder = new TimedEmbedder(new LocalEmbedder("1"));
+        TimedEmbedder embedder = new TimedEmbedder(LOCAL);
         List<String> all = queries(new ChatCorpus(seed, "query"), WARMUP_QUERIES + queries, new SplittableRandom(seed));
         List<String> warmup = all.subList(0, WARMUP_QUERIES);
         List<String> measured = all.subList(WARMUP_QUERIES, all.size());
@@ -191,7 +196,7 @@ public final class SemanticHarness implements Callable<Integer> {
     // ---------------------------------------------------------------- the embedding model
 
     private Embedding embedding(TimedEmbedder embedder, List<String> queryTexts) {
-        boolean loadedBefore = LocalEmbedder.modelLoaded();
+        boolean loadedBefore = LOCAL.loaded();
         long t = System.nanoTime();
         embedder.embed("预热 warm-up");
         long first = System.nanoTime() - t;
@@ -262,7 +267,7 @@ public final class SemanticHarness implements Callable<Integer> {
             Authority authority = jiyi.authority();
             Build build = build(authority, new ChatCorpus(seed, "semantic" + size), size, source, embedder);
             RecallConfig config = RecallConfig.DEFAULT;
-            Recall recall = new Recall(authority, jiyi.recallIndex("fts5"), config, Clock.systemUTC(), () -> embedder);
+            Recall recall = new Recall(authority, jiyi.recallIndex("fts5"), config, Clock.systemUTC(), () -> Embedders.of(embedder));
 
             for (String q : warmup) {
                 for (RecallMode mode : MODES) {
@@ -348,7 +353,7 @@ public final class SemanticHarness implements Callable<Integer> {
             long t = System.nanoTime();
             List<float[]> computed = source == Vectors.REAL
                     ? embedder.embed(tasks.stream().map(VectorCache.Task::text).toList())
-                    : randomUnitVectors(random, tasks.size(), LocalEmbedder.DIMENSIONS);
+                    : randomUnitVectors(random, tasks.size(), LocalModel.BGE_SMALL_ZH.dimensions());
             vectors += System.nanoTime() - t;
             List<VectorCache.NewVector> page = new ArrayList<>(tasks.size());
             for (int i = 0; i < tasks.size(); i++) {

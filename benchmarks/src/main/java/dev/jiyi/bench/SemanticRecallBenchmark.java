@@ -3,6 +3,7 @@ package dev.jiyi.bench;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.engine.Jiyi;
 import dev.jiyi.providers.Embedder;
+import dev.jiyi.providers.Embedders;
 import dev.jiyi.ranking.Recall;
 import dev.jiyi.ranking.RecallConfig;
 import dev.jiyi.ranking.RecallMode;
@@ -74,8 +75,8 @@ public class SemanticRecallBenchmark {
                     new SplittableRandom(ChatCorpus.DEFAULT_SEED));
             embedder = new TableEmbedder(queries, ChatCorpus.DEFAULT_SEED + 1);
             Clock clock = Clock.fixed(Instant.now(), ZoneOffset.UTC);
-            exact = new Recall(jiyi.authority(), jiyi.recallIndex("fts5"), RecallConfig.DEFAULT, clock, () -> embedder);
-            hnsw = new Recall(jiyi.authority(), jiyi.recallIndex("lucene"), RecallConfig.DEFAULT, clock, () -> embedder);
+            exact = new Recall(jiyi.authority(), jiyi.recallIndex("fts5"), RecallConfig.DEFAULT, clock, () -> Embedders.of(embedder));
+            hnsw = new Recall(jiyi.authority(), jiyi.recallIndex("lucene"), RecallConfig.DEFAULT, clock, () -> Embedders.of(embedder));
         }
 
         @TearDown(Level.Trial)

@@ -4,7 +4,7 @@ import dev.jiyi.bench.SemanticHarness.Language;
 import dev.jiyi.bench.SemanticHarness.Vectors;
 
 import dev.jiyi.authority.Authority;
-import dev.jiyi.providers.LocalEmbedder;
+import dev.jiyi.providers.LocalModel;
 import dev.jiyi.ranking.Recall;
 import dev.jiyi.ranking.RecallMode;
 import java.io.PrintStream;
@@ -93,7 +93,7 @@ final class SemanticResults {
             for (Scan s : scans()) {
                 out.printf(Locale.ROOT, "  vector scan alone, %s: %s (%.0f above the %.2f cosine threshold on average)%n",
                         s.limit() == 0 ? "all vectors (deep)" : String.format(Locale.ROOT, "%,d most recent (semantic)", s.limit()),
-                        s.latency(), s.meanAboveThreshold(), LocalEmbedder.COSINE_THRESHOLD);
+                        s.latency(), s.meanAboveThreshold(), LocalModel.BGE_SMALL_ZH.cosineThreshold());
             }
             out.printf(Locale.ROOT, "  vector coverage count alone (made by every semantic and deep recall): %s%n",
                     coverageCount());

@@ -27,6 +27,20 @@ final class TimedEmbedder implements Embedder {
     }
 
     @Override
+    public double standaloneThreshold(String query, double threshold, long vectors) {
+        return model.standaloneThreshold(query, threshold, vectors);
+    }
+
+    @Override
+    public float[] embedQuery(String query) {
+        long t = System.nanoTime();
+        float[] vector = model.embedQuery(query);
+        lastNanos = System.nanoTime() - t;
+        lastVector = vector;
+        return vector;
+    }
+
+    @Override
     public List<float[]> embed(List<String> texts) {
         long t = System.nanoTime();
         List<float[]> vectors = model.embed(texts);

@@ -34,7 +34,7 @@ final class BenchCommand implements Callable<Integer> {
     /** The harnesses of {@code ./jiyi bench}, in the launcher's order. */
     enum Harness {
         RECALL("[--datasets jiyi,locomo,...] [--sizes base,10k,100k,1m] [--index fts5,lucene,lucene-smartcn]"
-                        + " [--mode fast,semantic,deep] [--out DIR] [--check FILE]",
+                        + " [--mode fast,semantic,deep] [--growth zipf|chat] [--out DIR] [--check FILE]",
                 "Recall quality and latency on archives grown with seeded distractors: R@5/@10, MRR, nDCG@10,"
                         + " off-topic and leak rates, p50/p95/p99; Markdown, JSON and charts; --check fails on a"
                         + " regression."),

@@ -102,7 +102,7 @@ final class ReindexCommand extends Verb {
     private int vectors(Jiyi jiyi, Output out, long started) throws IOException {
         VectorReindex.Report report;
         try {
-            report = new VectorReindex(jiyi.authority(), jiyi.embedder(), jiyi.home().dir()).run(scope(), out);
+            report = new VectorReindex(jiyi.authority(), jiyi.embedders(), jiyi.home().dir()).run(scope(), out);
         } catch (ProviderException e) {
             out.error(ExitCode.PROVIDER, "vectors not rebuilt, nothing was replaced: " + e.getMessage());
             return ExitCode.PROVIDER;
@@ -112,6 +112,7 @@ final class ReindexCommand extends Verb {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("rebuilt", "vectors");
             m.put("fingerprint", report.fingerprint());
+            m.put("fingerprints", report.fingerprints());
             m.put("embedded", report.embedded());
             m.put("stored", report.stored());
             m.put("skipped", report.skipped());

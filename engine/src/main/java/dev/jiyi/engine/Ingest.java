@@ -20,6 +20,7 @@ import dev.jiyi.authority.SubmitResult;
 import dev.jiyi.authority.Times;
 import dev.jiyi.authority.VectorCache;
 import dev.jiyi.providers.Embedder;
+import dev.jiyi.providers.Embedders;
 import dev.jiyi.providers.ExtractedMemory;
 import dev.jiyi.providers.ExtractionAnswer;
 import dev.jiyi.providers.ExtractionInput;
@@ -28,7 +29,9 @@ import dev.jiyi.providers.ItemProblem;
 import dev.jiyi.providers.ProviderException;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 
 /**
@@ -99,19 +102,19 @@ public final class Ingest {
 
     private final Authority authority;
     private final Supplier<Extractor> extractor;
-    private final Supplier<Embedder> embedder;
+    private final Supplier<Embedders> embedders;
     private Extractor model;
     private boolean resolved;
 
     /**
      * @param extractor gives the extraction client, or null when none is configured; asked only when
      *                  an event is to be extracted
-     * @param embedder gives the embedding model; asked only when there are new memories to embed
+     * @param embedders gives the embedding models; asked only when there are new memories to embed
      */
-    public Ingest(Authority authority, Supplier<Extractor> extractor, Supplier<Embedder> embedder) {
+    public Ingest(Authority authority, Supplier<Extractor> extractor, Supplier<Embedders> embedders) {
         this.authority = authority;
         this.extractor = extractor;
-        this.embedder = embedder;
+        this.embedders = embedders;
     }
 
     /**
@@ -331,20 +334,31 @@ public final class Ingest {
         return value == null || value.isBlank() ? null : value;
     }
 
-    /** V2: embeds new memories and stores their vectors; a failure leaves them without vectors. */
+    /**
+     * V2: embeds new memories, each with the model of its text's language, and stores their
+     * vectors; a failure leaves them without vectors.
+     */
     private Vectors embed(List<Memory> memories) {
         if (memories.isEmpty()) {
             return Vectors.NONE;
         }
         try {
-            Embedder model = embedder.get();
-            List<float[]> vectors = model.embed(memories.stream().map(Memory::text).toList());
-            List<VectorCache.NewVector> computed = new ArrayList<>();
-            for (int i = 0; i < memories.size(); i++) {
-                Memory m = memories.get(i);
-                computed.add(new VectorCache.NewVector(m.id(), VectorCache.contentHash(m.text()), vectors.get(i)));
+            Embedders models = embedders.get();
+            Map<Embedder, List<Memory>> byModel = new LinkedHashMap<>();
+            for (Memory m : memories) {
+                byModel.computeIfAbsent(models.forText(m.text()), k -> new ArrayList<>()).add(m);
             }
-            VectorCache.Stored stored = authority.storeVectors(model.fingerprint(), computed);
+            Map<String, List<VectorCache.NewVector>> computed = new LinkedHashMap<>();
+            for (Map.Entry<Embedder, List<Memory>> group : byModel.entrySet()) {
+                List<Memory> some = group.getValue();
+                List<float[]> vectors = group.getKey().embed(some.stream().map(Memory::text).toList());
+                List<VectorCache.NewVector> mine = computed.computeIfAbsent(group.getKey().fingerprint(), k -> new ArrayList<>());
+                for (int i = 0; i < some.size(); i++) {
+                    Memory m = some.get(i);
+                    mine.add(new VectorCache.NewVector(m.id(), VectorCache.contentHash(m.text()), vectors.get(i)));
+                }
+            }
+            VectorCache.Stored stored = authority.storeVectors(computed);
             return new Vectors(stored.stored(), memories.size() - stored.stored(),
                     stored.skipped() == 0 ? null : "memories changed before their vectors were stored");
         } catch (ProviderException | JiyiException e) {

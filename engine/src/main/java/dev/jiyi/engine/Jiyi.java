@@ -14,7 +14,7 @@ import dev.jiyi.fts5.Fts5Index;
 import dev.jiyi.pack.ContextPack;
 import dev.jiyi.pack.Pack;
 import dev.jiyi.pack.PackRequest;
-import dev.jiyi.providers.Embedder;
+import dev.jiyi.providers.Embedders;
 import dev.jiyi.providers.Extractor;
 import dev.jiyi.ranking.Recall;
 import dev.jiyi.ranking.RecallConfig;
@@ -47,7 +47,7 @@ public final class Jiyi implements AutoCloseable {
     private final Map<String, String> env;
     private final Map<IndexKind, Backend> backends = new EnumMap<>(IndexKind.class);
     private Config config;
-    private Embedder embedder;
+    private Embedders embedders;
     private Extractor extractor;
     private boolean extractorResolved;
 
@@ -148,7 +148,7 @@ public final class Jiyi implements AutoCloseable {
 
     /** Recall over an index already chosen with {@link #recallIndex}. */
     public Recall recall(RecallIndex index, RecallConfig config, Clock clock) {
-        return new Recall(authority, index, config, clock, this::embedder);
+        return new Recall(authority, index, config, clock, this::embedders);
     }
 
     /**
@@ -196,7 +196,7 @@ public final class Jiyi implements AutoCloseable {
 
     /** The ingest pipeline over this engine's authority and providers. */
     public Ingest ingest() {
-        return new Ingest(authority, this::extractor, this::embedder);
+        return new Ingest(authority, this::extractor, this::embedders);
     }
 
     /** Stores an event and derives its memories (with the extraction model, when one is configured). */
@@ -253,12 +253,12 @@ public final class Jiyi implements AutoCloseable {
         return extractor;
     }
 
-    /** The embedding model (remote when configured, else the local one), created once. */
-    public synchronized Embedder embedder() {
-        if (embedder == null) {
-            embedder = ProviderSettings.embedder(config());
+    /** The embedding models (an endpoint or a user's model when configured, else the bundled pair), created once. */
+    public synchronized Embedders embedders() {
+        if (embedders == null) {
+            embedders = ProviderSettings.embedders(config());
         }
-        return embedder;
+        return embedders;
     }
 
     public Home home() {

@@ -3,12 +3,16 @@ package dev.jiyi.engine;
 import dev.jiyi.authority.InvalidInputException;
 import dev.jiyi.providers.ChatClient;
 import dev.jiyi.providers.ChatExtractionClient;
-import dev.jiyi.providers.Embedder;
+import dev.jiyi.providers.Embedders;
 import dev.jiyi.providers.Endpoint;
 import dev.jiyi.providers.Extractor;
 import dev.jiyi.providers.LocalEmbedder;
+import dev.jiyi.providers.LocalModel;
 import dev.jiyi.providers.RemoteEmbedder;
 
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -18,8 +22,8 @@ import java.util.Locale;
  * {@code extract.model}, {@code extract.api_key}, {@code embed.url}, {@code embed.model},
  * {@code embed.api_key} ({@code JIYI_EXTRACT_URL} ... in the environment), plus timeouts, the
  * embedding batch size and {@code embed.version}, the configured version that is part of every
- * vector's fingerprint (V1). No extraction URL: extraction stays pending. No embedding URL: the
- * local BGE small zh model. The two are read separately: a mistake in one never blocks the other.
+ * vector's fingerprint (V1). No extraction URL: extraction stays pending. No embedding URL: a
+ * user's own ONNX model, else the bundled BGE small zh and en models, one per language. The two are read separately: a mistake in one never blocks the other.
  *
  * <p>{@code jiyi probe} talks to two chat models; see {@link #probe}.
  */
@@ -43,13 +47,60 @@ public final class ProviderSettings {
         return extract == null ? null : new ChatExtractionClient(extract);
     }
 
-    /** The embedding model: remote when an embedding URL is configured, else the local model. */
-    static Embedder embedder(Config config) {
+    /**
+     * The embedding models: the endpoint when an embedding URL is configured; else a user's own
+     * ONNX export when {@code embed.onnx.model} is set (with {@code embed.onnx.tokenizer},
+     * {@code embed.onnx.pooling} cls or mean, optional {@code embed.onnx.query_prefix} and
+     * {@code embed.onnx.standalone_threshold}); else the bundled pair, Chinese and English.
+     */
+    static Embedders embedders(Config config) {
         Endpoint embed = config.endpoint("embed", EMBED_TIMEOUT);
         String version = config.get("embed.version");
         version = version == null || version.isBlank() ? "1" : version.strip();
-        return embed == null ? new LocalEmbedder(version)
-                : new RemoteEmbedder(embed, version, config.positiveInteger("embed.batch_size", EMBED_BATCH));
+        if (embed != null) {
+            return Embedders.of(new RemoteEmbedder(embed, version,
+                    config.positiveInteger("embed.batch_size", EMBED_BATCH)));
+        }
+        String model = config.text("embed.onnx.model");
+        if (model == null) {
+            return Embedders.bundled(version);
+        }
+        String tokenizer = config.text("embed.onnx.tokenizer");
+        if (tokenizer == null) {
+            throw new InvalidInputException("embed.onnx.tokenizer", "is required with embed.onnx.model");
+        }
+        String poolingText = config.text("embed.onnx.pooling");
+        LocalModel.Pooling pooling = poolingText == null ? LocalModel.Pooling.MEAN : LocalModel.Pooling.parse(poolingText);
+        if (pooling == null) {
+            throw new InvalidInputException("embed.onnx.pooling", "must be cls or mean");
+        }
+        double standalone = config.number("embed.onnx.standalone_threshold", Double.NaN);
+        if (!Double.isNaN(standalone) && !(standalone >= -1 && standalone <= 1)) {
+            throw new InvalidInputException("embed.onnx.standalone_threshold", "must be in [-1, 1]");
+        }
+        String prefix = config.get("embed.onnx.query_prefix");
+        return Embedders.of(new LocalEmbedder(LocalModel.onnx(readable("embed.onnx.model", model),
+                readable("embed.onnx.tokenizer", tokenizer), pooling, standalone, prefix == null ? "" : prefix), version));
+    }
+
+    /**
+     * An absolute path (a relative one would depend on where the host started the process) to a
+     * readable file.
+     */
+    private static Path readable(String key, String value) {
+        Path p;
+        try {
+            p = Path.of(value.strip());
+        } catch (InvalidPathException e) {
+            throw new InvalidInputException(key, "must be a path");
+        }
+        if (!p.isAbsolute()) {
+            throw new InvalidInputException(key, "must be an absolute path");
+        }
+        if (!Files.isRegularFile(p) || !Files.isReadable(p)) {
+            throw new InvalidInputException(key, "must be a readable file");
+        }
+        return p;
     }
 
     /**

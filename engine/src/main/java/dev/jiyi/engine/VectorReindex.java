@@ -4,6 +4,7 @@ import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.VectorCache;
 import dev.jiyi.providers.Embedder;
+import dev.jiyi.providers.Embedders;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -15,12 +16,14 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
 
 /**
  * {@code reindex --vectors} (V3): embeds every memory of a scope that has no vector of the current
- * fingerprint, outside any database transaction, staging the vectors in a temporary file beside the
+ * fingerprint of its language's model ({@link Embedders#forText}), outside any database transaction, staging the vectors in a temporary file beside the
  * database (so memory use does not grow with the archive). Only when every batch has succeeded are
  * the staged vectors stored, in one transaction that rechecks each memory: one deleted, revoked or
  * changed meanwhile gets no vector. A failure stores nothing and leaves the old vectors in place.
@@ -30,56 +33,84 @@ public final class VectorReindex {
     /** Memories read and embedded per step. */
     static final int STEP = 256;
 
-    /** What a run did. */
-    public record Report(String fingerprint, int embedded, int stored, int skipped) {
+    /**
+     * What a run did: the fingerprints of the models it embedded with (the Chinese or only one first).
+     */
+    public record Report(List<String> fingerprints, int embedded, int stored, int skipped) {
+
+        /** The first model's fingerprint (the only one unless the models are one per language). */
+        public String fingerprint() {
+            return fingerprints.getFirst();
+        }
     }
 
     private final Authority authority;
-    private final Embedder embedder;
+    private final Embedders embedders;
     private final Path stagingDir;
 
-    public VectorReindex(Authority authority, Embedder embedder, Path stagingDir) {
+    public VectorReindex(Authority authority, Embedders embedders, Path stagingDir) {
         this.authority = authority;
-        this.embedder = embedder;
+        this.embedders = embedders;
         this.stagingDir = stagingDir;
     }
 
     /**
-     * Embeds the scope's memories that have no vector of this model, showing the memories embedded
-     * and their rate as progress.
+     * Embeds the scope's memories that have no vector of the model of their language, showing the
+     * memories embedded and their rate as progress. Every model embeds before any vector is stored;
+     * then all are stored in one transaction.
      *
-     * @throws dev.jiyi.providers.ProviderException when the model fails; nothing is stored then
+     * @throws dev.jiyi.providers.ProviderException when a model fails; nothing is stored then
      */
     public Report run(Scope scope, Output output) throws IOException {
-        String fingerprint = embedder.fingerprint();
         removeAbandoned();
-        Path staging = Files.createTempFile(stagingDir, "vectors-", ".staging");
+        Map<Embedder, Path> staged = new LinkedHashMap<>();
         // No total: counting the memories without a vector first would read them all twice.
         try (Progress progress = output.progress("reindex --vectors", 0)) {
             try {
                 int embedded = 0;
-                try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(staging)))) {
-                    long after = 0;
-                    for (List<VectorCache.Task> tasks = authority.memoriesWithoutVectors(scope, fingerprint, after, STEP);
-                         !tasks.isEmpty(); tasks = authority.memoriesWithoutVectors(scope, fingerprint, after, STEP)) {
-                        List<float[]> vectors = embedder.embed(tasks.stream().map(VectorCache.Task::text).toList());
-                        for (int i = 0; i < tasks.size(); i++) {
-                            write(out, tasks.get(i), vectors.get(i));
-                        }
-                        embedded += tasks.size();
-                        progress.advance(tasks.size());
-                        after = tasks.getLast().rowId();
-                    }
+                for (Embedder model : embedders.all()) {
+                    Path staging = Files.createTempFile(stagingDir, "vectors-", ".staging");
+                    staged.put(model, staging);
+                    embedded += stage(scope, model, staging, progress);
                 }
-                VectorCache.Stored stored = authority.storeVectors(fingerprint, () -> read(staging));
-                return new Report(fingerprint, embedded, stored.stored(), stored.skipped());
+                Map<String, Iterable<VectorCache.NewVector>> byModel = new LinkedHashMap<>();
+                staged.forEach((model, file) -> byModel.put(model.fingerprint(), () -> read(file)));
+                VectorCache.Stored done = authority.storeVectors(byModel);
+                return new Report(embedders.all().stream().map(Embedder::fingerprint).toList(), embedded, done.stored(),
+                        done.skipped());
             } catch (IOException | RuntimeException e) {
                 progress.stop(); // the last line says it stopped, not that it was done
                 throw e;
             }
         } finally {
-            Files.deleteIfExists(staging);
+            for (Path staging : staged.values()) {
+                Files.deleteIfExists(staging);
+            }
         }
+    }
+
+    /** Embeds, with {@code model}, the memories of its language that have no vector of it; returns how many. */
+    private int stage(Scope scope, Embedder model, Path staging, Progress progress) throws IOException {
+        String fingerprint = model.fingerprint();
+        int embedded = 0;
+        try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(staging)))) {
+            long after = 0;
+            for (List<VectorCache.Task> tasks = authority.memoriesWithoutVectors(scope, fingerprint, after, STEP);
+                 !tasks.isEmpty(); tasks = authority.memoriesWithoutVectors(scope, fingerprint, after, STEP)) {
+                after = tasks.getLast().rowId();
+                List<VectorCache.Task> mine = tasks.stream().filter(t -> embedders.forText(t.text()) == model).toList();
+                if (mine.isEmpty()) {
+                    continue;
+                }
+                List<float[]> vectors = model.embed(mine.stream().map(VectorCache.Task::text).toList());
+                for (int i = 0; i < mine.size(); i++) {
+                    write(out, mine.get(i), vectors.get(i));
+                }
+                embedded += mine.size();
+                progress.advance(mine.size());
+            }
+        }
+        return embedded;
     }
 
     /**

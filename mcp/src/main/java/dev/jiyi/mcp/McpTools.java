@@ -6,6 +6,7 @@ import dev.jiyi.authority.Scope;
 import dev.jiyi.engine.ExitCode;
 import dev.jiyi.engine.Jiyi;
 import dev.jiyi.engine.Output;
+import dev.jiyi.providers.Embedder;
 import dev.jiyi.providers.LocalEmbedder;
 import dev.jiyi.providers.ProviderException;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
@@ -119,7 +120,7 @@ final class McpTools {
     /**
      * Loads what the first calls would otherwise wait for: the jieba dictionary; the Lucene index,
      * caught up with the change log, when it is the home's {@code recall.index}; and, with
-     * {@code model}, the local embedding model. Runs inside the gate, so that closing waits for it;
+     * {@code model}, the local embedding models the home has vectors of. Runs inside the gate, so that closing waits for it;
      * a failure is a notice on stderr, and the call that needs the thing tries again.
      */
     void warmUp(boolean model) {
@@ -129,8 +130,17 @@ final class McpTools {
         try {
             ChineseTokens.warmUp();
             jiyi.backend(jiyi.defaultIndex()).warmUp(jiyi.authority());
-            if (model && jiyi.embedder() instanceof LocalEmbedder local) {
-                local.embed(List.of("预热"));
+            if (model) {
+                // The models the home has vectors of (a Chinese home never loads the English model);
+                // in a home without vectors yet, the first.
+                List<Embedder> all = jiyi.embedders().all();
+                List<Embedder> held = all.stream()
+                        .filter(e -> jiyi.authority().read(s -> s.hasVectors(e.fingerprint()))).toList();
+                for (Embedder e : held.isEmpty() ? all.subList(0, 1) : held) {
+                    if (e instanceof LocalEmbedder local) {
+                        local.embed(List.of("预热 warm-up"));
+                    }
+                }
             }
         } catch (JiyiException | ProviderException e) {
             log.notice("warm-up stopped: " + e.getMessage());

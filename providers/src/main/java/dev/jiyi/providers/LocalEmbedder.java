@@ -3,83 +3,79 @@ package dev.jiyi.providers;
 import dev.langchain4j.data.embedding.Embedding;
 import dev.langchain4j.data.segment.TextSegment;
 import dev.langchain4j.model.embedding.EmbeddingModel;
-import dev.langchain4j.model.embedding.onnx.bgesmallzhv15q.BgeSmallZhV15QuantizedEmbeddingModel;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * BGE small zh v1.5 (quantized, 512 dimensions) on ONNX Runtime, in this process: the embedder
- * when no embedding URL is configured. The model ships inside langchain4j's jar; nothing is
- * downloaded and nothing phones home (DJL's offline mode and telemetry opt-out are set before
- * loading unless already set).
+ * A {@link LocalModel} on ONNX Runtime, in this process: the embedders when no embedding URL is
+ * configured. The bundled models ship inside langchain4j's jars; nothing is downloaded and nothing
+ * phones home (DJL's offline mode and telemetry opt-out are set before loading unless already set).
  *
- * <p>Constructing one costs nothing. The model (about 1.3 s to load) is loaded on the first
+ * <p>Constructing one costs nothing. A model (about 1.3 s to load) is loaded on the first
  * {@link #embed(List)} and then shared by the whole JVM, so a command that never embeds, such as
- * fast recall, never loads it ({@link #modelLoaded()}).
+ * fast recall, never loads it ({@link #loaded()}).
  */
 public final class LocalEmbedder implements Embedder {
-
-    public static final String MODEL_NAME = "bge-small-zh-v1.5-q";
-    /** The artifact that ships the model: a new one may carry a different model file. */
-    public static final String MODEL_VERSION = "langchain4j-embeddings-1.11.0-beta19";
-    public static final int DIMENSIONS = 512;
-
-    /**
-     * This model's similarity floor. It places unrelated sentences at 0.3 to 0.55 (我养了一只猫 · 宠物
-     * 0.60, 今天天气很好 · 宠物 0.36), so the generic 0.3 of R3 would make every memory "evidence" of
-     * every query. On MADial-Bench zh, 0.5 and 0.55 give the same recall (R@5 0.729 / 0.730 against
-     * 0.710 fast); 0.55 also keeps the last off-topic probes out, but drops paraphrases of a fact
-     * (用户养了一只橘猫 · 宠物 0.546). See docs/recall-quality.md. English is beyond this Chinese
-     * model at any threshold.
-     */
-    public static final double COSINE_THRESHOLD = 0.5;
 
     private static final int BATCH_SIZE = 32;
 
     private static final ReentrantLock LOADING = new ReentrantLock();
-    private static volatile EmbeddingModel model;
+    private static final Map<String, EmbeddingModel> MODELS = new ConcurrentHashMap<>();
 
+    private final LocalModel model;
     private final String configuredVersion;
 
-    /** @param configuredVersion changing it makes every stored vector stale (V1) */
+    /** The bundled Chinese model. */
     public LocalEmbedder(String configuredVersion) {
+        this(LocalModel.BGE_SMALL_ZH, configuredVersion);
+    }
+
+    /** @param configuredVersion changing it makes every stored vector stale (V1) */
+    public LocalEmbedder(LocalModel model, String configuredVersion) {
         if (configuredVersion == null || configuredVersion.isBlank()) {
             throw new ProviderException(ProviderException.Kind.NOT_CONFIGURED, "embedding version: is required");
         }
+        this.model = Objects.requireNonNull(model, "model");
         this.configuredVersion = configuredVersion;
     }
 
-    /** Whether this JVM has loaded the model (by any {@code LocalEmbedder}). */
-    public static boolean modelLoaded() {
-        return model != null;
+    public LocalModel model() {
+        return model;
+    }
+
+    /** Whether this JVM has loaded this embedder's model (by any {@code LocalEmbedder}). */
+    public boolean loaded() {
+        return MODELS.containsKey(model.key());
     }
 
     @Override
     public String fingerprint() {
-        return Fingerprints.local(MODEL_NAME, MODEL_VERSION, configuredVersion);
+        return Fingerprints.local(model.name(), model.version(), configuredVersion);
     }
 
     @Override
     public double cosineThreshold() {
-        return COSINE_THRESHOLD;
+        return model.cosineThreshold();
     }
 
     /**
-     * The local model is a Chinese one (docs/recall-quality.md): on Chinese text no off-topic
-     * question came above 0.533, so from {@link #STANDALONE_THRESHOLD} its similarity is evidence
-     * alone; on text without Chinese it places unrelated sentences as high as related ones (0.79),
-     * so there it never answers alone.
+     * A model answers alone only for a query in its own language (a Chinese model places unrelated
+     * English sentences as high as related ones, 0.79), from its measured threshold.
      */
     @Override
-    public double standaloneThreshold(String query, double threshold) {
-        return query.codePoints().anyMatch(c -> Character.UnicodeScript.of(c) == Character.UnicodeScript.HAN)
-                ? Math.max(threshold, STANDALONE_THRESHOLD) : Double.POSITIVE_INFINITY;
+    public double standaloneThreshold(String query, double threshold, long vectors) {
+        return model.standaloneThreshold(query, threshold, vectors);
     }
 
-    /** The similarity from which the local model's vectors answer a Chinese query alone. */
-    public static final double STANDALONE_THRESHOLD = 0.55;
+    @Override
+    public float[] embedQuery(String query) {
+        return embed(model.queryPrefix() + query);
+    }
 
     /**
      * @throws ProviderException LOCAL_MODEL when the model fails to load or run, or when a text is
@@ -98,7 +94,7 @@ public final class LocalEmbedder implements Embedder {
             }
             segments.add(TextSegment.from(texts.get(i)));
         }
-        EmbeddingModel m = model();
+        EmbeddingModel m = load(model);
         List<float[]> vectors = new ArrayList<>(texts.size());
         for (int from = 0; from < segments.size(); from += BATCH_SIZE) {
             List<TextSegment> batch = segments.subList(from, Math.min(segments.size(), from + BATCH_SIZE));
@@ -108,8 +104,10 @@ public final class LocalEmbedder implements Embedder {
             }
             for (Embedding e : embeddings) {
                 float[] v = e.vector();
-                if (v.length != DIMENSIONS || !UnitVectors.normalize(v)) {
-                    throw failed("answered a vector that is not 512 non-zero numbers", null);
+                int expected = model.dimensions() > 0 ? model.dimensions() : vectors.isEmpty() ? v.length
+                        : vectors.getFirst().length;
+                if (v.length != expected || !UnitVectors.normalize(v)) {
+                    throw failed("answered a vector that is not " + expected + " non-zero numbers", null);
                 }
                 vectors.add(v);
             }
@@ -125,44 +123,30 @@ public final class LocalEmbedder implements Embedder {
         }
     }
 
-    private static EmbeddingModel model() {
-        EmbeddingModel m = model;
+    /** The model, loaded once per JVM; a failure is not remembered, so the next call tries again. */
+    private static EmbeddingModel load(LocalModel model) {
+        EmbeddingModel m = MODELS.get(model.key());
         if (m != null) {
             return m;
         }
         LOADING.lock();
         try {
-            if (model == null) {
-                model = load();
+            m = MODELS.get(model.key());
+            if (m == null) {
+                if (System.getProperty("ai.djl.offline") == null) {
+                    System.setProperty("ai.djl.offline", "true");
+                }
+                if (System.getProperty("OPT_OUT_TRACKING") == null) {
+                    System.setProperty("OPT_OUT_TRACKING", "true");
+                }
+                m = model.load();
+                MODELS.put(model.key(), m);
             }
-            return model;
-        } finally {
-            LOADING.unlock();
-        }
-    }
-
-    /**
-     * Loads the model: its class initializer reads the ONNX file and the tokenizer from the jar
-     * through the context class loader, which on a pool thread may not see the jar, so it is set for
-     * the duration. A failure is not remembered here, so the next call tries again (though a class
-     * initializer that failed stays failed for the life of the JVM).
-     */
-    private static EmbeddingModel load() {
-        if (System.getProperty("ai.djl.offline") == null) {
-            System.setProperty("ai.djl.offline", "true");
-        }
-        if (System.getProperty("OPT_OUT_TRACKING") == null) {
-            System.setProperty("OPT_OUT_TRACKING", "true");
-        }
-        Thread thread = Thread.currentThread();
-        ClassLoader previous = thread.getContextClassLoader();
-        thread.setContextClassLoader(BgeSmallZhV15QuantizedEmbeddingModel.class.getClassLoader());
-        try {
-            return new BgeSmallZhV15QuantizedEmbeddingModel();
+            return m;
         } catch (RuntimeException | LinkageError e) {
             throw failed(e);
         } finally {
-            thread.setContextClassLoader(previous);
+            LOADING.unlock();
         }
     }
 

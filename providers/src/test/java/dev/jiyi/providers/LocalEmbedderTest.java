@@ -28,7 +28,7 @@ class LocalEmbedderTest {
         vectors = EMBEDDER.embed(TEXTS);
     }
 
-    private static double cosine(float[] a, float[] b) {
+    static double cosine(float[] a, float[] b) {
         double dot = 0;
         for (int i = 0; i < a.length; i++) {
             dot += (double) a[i] * b[i];
@@ -41,10 +41,10 @@ class LocalEmbedderTest {
     void shape() {
         assertThat(vectors).hasSize(TEXTS.size());
         for (float[] v : vectors) {
-            assertThat(v).hasSize(LocalEmbedder.DIMENSIONS);
+            assertThat(v).hasSize(LocalModel.BGE_SMALL_ZH.dimensions());
             assertThat(cosine(v, v)).isCloseTo(1.0, within(1e-5));
         }
-        assertThat(LocalEmbedder.modelLoaded()).isTrue();
+        assertThat(EMBEDDER.loaded()).isTrue();
     }
 
     @Test

@@ -12,13 +12,4 @@ record QueryVector(float[] vector, Embedder model, String text) {
     double threshold(RecallConfig config) {
         return Double.isNaN(config.cosineThreshold()) ? model.cosineThreshold() : config.cosineThreshold();
     }
-
-    /** The cosine signal: similarity above the threshold, rescaled so the threshold is 0 and 1 is 1. */
-    static double signal(Double cosine, QueryVector vector, RecallConfig config) {
-        if (cosine == null || vector == null) {
-            return 0;
-        }
-        double t = vector.threshold(config);
-        return Math.max(0, Math.min(1, (cosine - t) / (1 - t)));
-    }
 }

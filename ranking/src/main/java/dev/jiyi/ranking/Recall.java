@@ -7,6 +7,7 @@ import dev.jiyi.authority.Snapshot;
 import dev.jiyi.authority.index.Eligibility;
 import dev.jiyi.authority.index.RecallIndex;
 import dev.jiyi.providers.Embedder;
+import dev.jiyi.providers.Embedders;
 import dev.jiyi.providers.ProviderException;
 
 import java.time.Clock;
@@ -38,7 +39,7 @@ public final class Recall {
     private final RecallConfig config;
     private final Clock clock;
     private final Forgetting forgetting;
-    private final Supplier<Embedder> embedder;
+    private final Supplier<Embedders> embedders;
 
     /** Recall with fast mode only: semantic and deep modes warn and rank lexically. */
     public Recall(Authority authority, RecallIndex index, RecallConfig config, Clock clock) {
@@ -46,17 +47,17 @@ public final class Recall {
     }
 
     /**
-     * @param embedder the query embedder, asked for only by semantic and deep recalls (so that fast
-     *                 recall never loads a model or reaches an endpoint); null when there is none
+     * @param embedders the embedding models, asked for only by semantic and deep recalls (so that
+     *                  fast recall never loads a model or reaches an endpoint); null when there are none
      */
     public Recall(Authority authority, RecallIndex index, RecallConfig config, Clock clock,
-                  Supplier<Embedder> embedder) {
+                  Supplier<Embedders> embedders) {
         this.authority = authority;
         this.index = index;
         this.config = config;
         this.clock = clock;
         this.forgetting = new Forgetting(config);
-        this.embedder = embedder;
+        this.embedders = embedders;
     }
 
     public RecallConfig config() {
@@ -68,26 +69,39 @@ public final class Recall {
         Instant now = clock.instant();
         Instant at = request.asOf() != null ? request.asOf() : now;
         Eligibility eligible = new Eligibility(request.scope(), at, request.includeHistory());
-        QueryVector vector = request.mode() == RecallMode.FAST ? null : embed(request, warnings);
-        List<RecalledItem> items = authority.read(snapshot -> recall(snapshot, request, eligible, vector, warnings));
+        List<QueryVector> vectors = request.mode() == RecallMode.FAST ? List.of() : embed(request, warnings);
+        List<RecalledItem> items = authority.read(snapshot -> recall(snapshot, request, eligible, vectors, warnings));
         return new RecallResult(items.subList(0, Math.min(request.limit(), items.size())), warnings);
     }
 
-    /** Embeds the query for semantic and deep modes; null, with a warning, when that cannot be done. */
-    private QueryVector embed(RecallRequest request, List<String> warnings) {
+    /**
+     * Embeds the query for semantic and deep modes, once per model whose vectors the home holds (a
+     * home without English memories never loads the English model), or with the model of the
+     * query's language when it holds none; none, with a warning, when that cannot be done.
+     */
+    private List<QueryVector> embed(RecallRequest request, List<String> warnings) {
         String mode = request.mode().code();
-        if (embedder == null) {
+        if (embedders == null) {
             warnings.add("mode " + mode + ": no embedding model is configured, so results are lexical only");
-            return null;
+            return List.of();
         }
         try {
-            Embedder model = embedder.get();
+            Embedders models = embedders.get();
             String text = embeddedText(request);
-            return new QueryVector(model.embed(text), model, text);
+            List<Embedder> used = models.single() ? models.all()
+                    : models.all().stream().filter(m -> authority.read(s -> s.hasVectors(m.fingerprint()))).toList();
+            if (used.isEmpty()) {
+                used = List.of(models.forText(text));
+            }
+            List<QueryVector> vectors = new ArrayList<>();
+            for (Embedder model : used) {
+                vectors.add(new QueryVector(model.embedQuery(text), model, text));
+            }
+            return vectors;
         } catch (ProviderException e) {
             warnings.add("mode " + mode + ": the query could not be embedded (" + e.getMessage()
                     + "), so results are lexical only");
-            return null;
+            return List.of();
         }
     }
 
@@ -116,18 +130,20 @@ public final class Recall {
     static final int EMBEDDED_CHARS = 500;
 
     /** Every read of one recall, in one snapshot, phase by phase; all ranked results, best first. */
-    private List<RecalledItem> recall(Snapshot snapshot, RecallRequest request, Eligibility eligible, QueryVector vector,
-                                      List<String> warnings) {
+    private List<RecalledItem> recall(Snapshot snapshot, RecallRequest request, Eligibility eligible,
+                                      List<QueryVector> vectors, List<String> warnings) {
         Instant at = eligible.at();
         RecallCandidates candidates = new RecallCandidates(snapshot, index, config);
-        Map<Long, Double> cosine = vector == null ? Map.of() : candidates.similar(request, eligible, vector, warnings);
+        RecallCandidates.Similar similar = vectors.isEmpty() ? RecallCandidates.Similar.NONE
+                : candidates.similar(request, eligible, vectors, warnings);
+        Map<Long, Double> cosine = similar.signals();
         List<TimeExpressions.Window> windows = TimeExpressions.find(timeText(request), at, clock.getZone());
         RecallCandidates.Matches matches = candidates.matches(request, eligible, windows);
         // R6, R11: a query whose best direct match covers too little of it has no lexical evidence at
         // all (a shared character or common word is chance, however much better than the rest it is).
         boolean lexicalEvidence = !matches.isEmpty() && matches.bestDirect() >= config.precision().minEvidence();
         if (!lexicalEvidence) {
-            cosine = candidates.standalone(cosine, vector);
+            cosine = similar.standalone();
             if (cosine.isEmpty()) {
                 return List.of();
             }
@@ -136,10 +152,10 @@ public final class Recall {
 
         RecallEvidence evidence = new RecallEvidence(snapshot, config);
         RecallEvidence.Lexical lexical = evidence.lexical(matches, request.scope(), eligible);
-        RecallEvidence.Admitted admitted = evidence.admit(lexical, cosine, vector, request, at);
+        RecallEvidence.Admitted admitted = evidence.admit(lexical, cosine, request, at);
 
         RecallScoring scoring = new RecallScoring(config, forgetting);
-        RecallScoring.Inputs inputs = new RecallScoring.Inputs(lexical, cosine, admitted.related(), vector, windows);
+        RecallScoring.Inputs inputs = new RecallScoring.Inputs(lexical, cosine, admitted.related(), windows);
         List<RecalledItem> items = new ArrayList<>();
         for (RecallRow row : admitted.rows().values()) {
             items.add(scoring.memory(row, inputs, at));

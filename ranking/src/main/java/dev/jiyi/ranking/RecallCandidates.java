@@ -11,7 +11,6 @@ import dev.jiyi.authority.index.LexicalIndex;
 import dev.jiyi.authority.index.Neighbours;
 import dev.jiyi.authority.index.RecallIndex;
 import dev.jiyi.authority.index.VectorQuery;
-import dev.jiyi.providers.Embedder;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -180,50 +179,63 @@ final class RecallCandidates {
     }
 
     /**
-     * R5: the eligible memories most similar to the query (at most candidateLimit), with their cosine
-     * similarity, counting only similarity above the threshold (R3). Semantic mode compares the most
-     * recent semanticLimit vectors, deep mode all. Warns when the search or the vector coverage (V4)
-     * leaves memories out.
+     * The rows similar to the query: each one's cosine signal (similarity above its model's
+     * threshold, rescaled so the threshold is 0 and 1 is 1), and the signals of those whose
+     * similarity reaches the model's standalone threshold for this query: without lexical
+     * evidence, vector evidence answers alone only where the model can tell related from
+     * unrelated.
      */
-    Map<Long, Double> similar(RecallRequest request, Eligibility eligible, QueryVector query, List<String> warnings) {
-        String mode = request.mode().code();
-        Embedder model = query.model();
-        String fingerprint = model.fingerprint();
-        VectorCache.Coverage coverage = snapshot.vectorCoverage(eligible, fingerprint);
-        int newest = request.mode() == RecallMode.DEEP ? 0 : config.semanticLimit();
-        Neighbours neighbours = snapshot.nearest(index.vectors(), new VectorQuery(query.vector(), fingerprint, eligible,
-                config.candidateLimit(), query.threshold(config), newest));
-        if (neighbours.compared() < coverage.covered()) {
-            warnings.add("mode " + mode + " compared the " + neighbours.compared() + " most recent of "
-                    + coverage.covered() + " vectors; --mode deep compares all");
-        }
-        if (!coverage.complete()) {
-            warnings.add("vector coverage incomplete: " + (coverage.eligible() - coverage.covered()) + " of "
-                    + coverage.eligible() + " memories have no vector of the current embedding model; "
-                    + "run `jiyi reindex --vectors`");
-        }
-        Map<Long, Double> out = new HashMap<>();
-        for (Candidate c : neighbours.nearest()) {
-            out.put(c.rowId(), c.score());
-        }
-        return out;
+    record Similar(Map<Long, Double> signals, Map<Long, Double> standalone) {
+        static final Similar NONE = new Similar(Map.of(), Map.of());
     }
 
     /**
-     * Without lexical evidence, vector evidence answers alone only where the model can tell related
-     * from unrelated: similarity at or above its standalone threshold for this query.
+     * R5: the eligible memories most similar to the query (at most candidateLimit, the best signals
+     * of all models), each model's vectors compared with the query's vector of that model, counting
+     * only similarity above the threshold (R3). Semantic mode compares the most recent semanticLimit vectors of
+     * each model, deep mode all. Warns when the search or the vector coverage (V4) leaves memories
+     * out.
      */
-    Map<Long, Double> standalone(Map<Long, Double> cosine, QueryVector vector) {
-        if (cosine.isEmpty()) {
-            return cosine;
-        }
-        double alone = vector.model().standaloneThreshold(vector.text(), vector.threshold(config));
-        Map<Long, Double> out = new HashMap<>();
-        cosine.forEach((row, c) -> {
-            if (c >= alone) {
-                out.put(row, c);
+    Similar similar(RecallRequest request, Eligibility eligible, List<QueryVector> queries, List<String> warnings) {
+        String mode = request.mode().code();
+        int newest = request.mode() == RecallMode.DEEP ? 0 : config.semanticLimit();
+        long eligibleRows = 0;
+        long covered = 0;
+        long compared = 0;
+        Map<Long, Double> signals = new HashMap<>();
+        Map<Long, Double> standalone = new HashMap<>();
+        for (QueryVector query : queries) {
+            String fingerprint = query.model().fingerprint();
+            VectorCache.Coverage coverage = snapshot.vectorCoverage(eligible, fingerprint);
+            eligibleRows = coverage.eligible();
+            covered += coverage.covered();
+            double threshold = query.threshold(config);
+            Neighbours neighbours = snapshot.nearest(index.vectors(), new VectorQuery(query.vector(), fingerprint,
+                    eligible, config.candidateLimit(), threshold, newest));
+            compared += neighbours.compared();
+            double alone = query.model().standaloneThreshold(query.text(), threshold, coverage.covered());
+            for (Candidate c : neighbours.nearest()) {
+                double signal = Math.max(0, Math.min(1, (c.score() - threshold) / (1 - threshold)));
+                signals.merge(c.rowId(), signal, Math::max);
+                if (c.score() >= alone) {
+                    standalone.merge(c.rowId(), signal, Math::max);
+                }
             }
-        });
-        return out;
+        }
+        if (compared < covered) {
+            warnings.add("mode " + mode + " compared the " + compared + " most recent of "
+                    + covered + " vectors; --mode deep compares all");
+        }
+        if (covered < eligibleRows) {
+            warnings.add("vector coverage incomplete: " + (eligibleRows - covered) + " of "
+                    + eligibleRows + " memories have no vector of the current embedding model; "
+                    + "run `jiyi reindex --vectors`");
+        }
+        if (signals.size() > config.candidateLimit()) {
+            java.util.Set<Long> kept = new java.util.HashSet<>(RecallEvidence.best(signals, config.candidateLimit()));
+            signals.keySet().retainAll(kept);
+            standalone.keySet().retainAll(kept);
+        }
+        return new Similar(signals, standalone);
     }
 }

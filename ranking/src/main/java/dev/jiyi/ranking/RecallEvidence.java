@@ -100,7 +100,7 @@ final class RecallEvidence {
      * lends the evidence of a revoked, expired or out-of-scope memory. Adds the vector matches to
      * {@code lexical}'s reasons.
      */
-    Admitted admit(Lexical lexical, Map<Long, Double> cosine, QueryVector vector, RecallRequest request, Instant at) {
+    Admitted admit(Lexical lexical, Map<Long, Double> cosine, RecallRequest request, Instant at) {
         Scope scope = request.scope();
         int relatedBudget = (int) Math.floor(config.candidateLimit() * RELATED_SHARE);
         Set<Long> rows = new LinkedHashSet<>(best(lexical.combined(), config.candidateLimit() - relatedBudget));
@@ -117,7 +117,7 @@ final class RecallEvidence {
         Map<Long, Double> related = new HashMap<>();
         for (RelatedLink link : snapshot.relatedLinks(admitted.keySet())) {
             double from = Math.max(lexical.combined().getOrDefault(link.fromRow(), 0.0),
-                    QueryVector.signal(cosine.get(link.fromRow()), vector, config));
+                    cosine.getOrDefault(link.fromRow(), 0.0));
             if (from > 0) {
                 related.merge(link.toRow(), from, Math::max);
             }
@@ -146,7 +146,7 @@ final class RecallEvidence {
     }
 
     /** The {@code n} keys with the highest values; ties go to the larger (newer) row. */
-    private static List<Long> best(Map<Long, Double> values, int n) {
+    static List<Long> best(Map<Long, Double> values, int n) {
         return values.entrySet().stream()
                 .sorted(Map.Entry.<Long, Double>comparingByValue().reversed()
                         .thenComparing(Map.Entry.<Long, Double>comparingByKey().reversed()))

@@ -30,7 +30,7 @@ final class RecallScoring {
 
     /** Everything a memory's signals are computed from. */
     record Inputs(RecallEvidence.Lexical lexical, Map<Long, Double> cosine, Map<Long, Double> related,
-                  QueryVector vector, List<TimeExpressions.Window> windows) {
+                  List<TimeExpressions.Window> windows) {
     }
 
     private final RecallConfig config;
@@ -49,7 +49,7 @@ final class RecallScoring {
         List<Signal.Value> signals = List.of(
                 Signal.LEXICAL.of(in.lexical().lexical().getOrDefault(r, 0.0), w),
                 Signal.CONTEXT.of(in.lexical().context().getOrDefault(r, 0.0), w),
-                Signal.COSINE.of(QueryVector.signal(in.cosine().get(r), in.vector(), config), w),
+                Signal.COSINE.of(in.cosine().getOrDefault(r, 0.0), w),
                 Signal.RELATED.of(in.related().getOrDefault(r, 0.0), w),
                 Signal.BASIS.of(basisValue(m.basis()), w),
                 Signal.CONFIDENCE.of(m.confidence(), w),

@@ -14,6 +14,7 @@ import dev.jiyi.authority.index.ExactVectorScan;
 import dev.jiyi.authority.index.RecallIndex;
 import dev.jiyi.fts5.Fts5Index;
 import dev.jiyi.providers.Embedder;
+import dev.jiyi.providers.Embedders;
 import dev.jiyi.providers.ProviderException;
 
 import org.junit.jupiter.api.AfterEach;
@@ -57,6 +58,8 @@ class SemanticRecallTest {
         final String fingerprint;
         final AtomicInteger calls = new AtomicInteger();
         boolean fail;
+        /** Moves every dimension this far along: another model's space, in which the same concepts lie elsewhere. */
+        int rotation;
         double threshold = Embedder.DEFAULT_COSINE_THRESHOLD;
 
         @Override
@@ -96,10 +99,11 @@ class SemanticRecallTest {
                 for (float f : v) {
                     norm += f * f;
                 }
+                float[] rotated = new float[v.length];
                 for (int i = 0; i < v.length; i++) {
-                    v[i] /= (float) Math.sqrt(norm);
+                    rotated[(i + rotation) % v.length] = v[i] / (float) Math.sqrt(norm);
                 }
-                out.add(v);
+                out.add(rotated);
             }
             return out;
         }
@@ -125,7 +129,8 @@ class SemanticRecallTest {
     }
 
     Recall recall(RecallConfig config, Supplier<Embedder> model) {
-        return new Recall(authority, new RecallIndex(index, new ExactVectorScan()), config, Clock.fixed(NOW, ZoneOffset.UTC), model);
+        return new Recall(authority, new RecallIndex(index, new ExactVectorScan()), config, Clock.fixed(NOW, ZoneOffset.UTC),
+                model == null ? null : () -> Embedders.of(model.get()));
     }
 
     RecallResult query(String q, RecallMode mode) {
@@ -202,6 +207,47 @@ class SemanticRecallTest {
         RecallResult loose = query("宠物 rain", RecallMode.SEMANTIC);
         assertThat(ids(loose)).containsExactlyInAnyOrder(cat.id(), rain.id());
         assertThat(ids(loose)).first().isEqualTo(rain.id()); // lexical and cosine beat cosine alone
+    }
+
+    @Test
+    @DisplayName("V1 R5 two models, one per language: each memory is compared with the query's vector of its own "
+            + "model, so both the Chinese and the English pet are found though the models' spaces differ; a home "
+            + "without vectors of a model never asks that model")
+    void oneModelPerLanguage() {
+        ConceptEmbedder zh = new ConceptEmbedder("zh|v1");
+        ConceptEmbedder en = new ConceptEmbedder("en|v1");
+        en.rotation = 2;
+        Embedders pair = Embedders.byLanguage(zh, en);
+        Memory cat = said("我养了一只猫", 3);
+        Memory puppy = said("I adopted a puppy", 2);
+        Memory rain = said("it rained all day", 1);
+        embed(zh, cat);
+        Recall recall = new Recall(authority, new RecallIndex(index, new ExactVectorScan()), RecallConfig.DEFAULT,
+                Clock.fixed(NOW, ZoneOffset.UTC), () -> pair);
+
+        // Only Chinese vectors so far: the English model is not asked; the other two lack a vector.
+        RecallResult zhOnly = recall.recall(new RecallRequest(scope, "宠物", RecallMode.SEMANTIC, 10, null, false));
+        assertThat(ids(zhOnly)).containsExactly(cat.id());
+        assertThat(en.calls).hasValue(0);
+        assertThat(zhOnly.warnings()).singleElement().asString().contains("2 of 3 memories have no vector");
+
+        embed(en, puppy, rain);
+        for (RecallMode mode : List.of(RecallMode.SEMANTIC, RecallMode.DEEP)) {
+            RecallResult r = recall.recall(new RecallRequest(scope, "pet", mode, 10, null, false));
+            assertThat(ids(r)).as(mode.name()).containsExactlyInAnyOrder(cat.id(), puppy.id());
+            assertThat(r.items()).allSatisfy(i -> assertThat(signal(i, "cosine")).isGreaterThan(0.9));
+            assertThat(r.warnings()).isEmpty();
+        }
+        assertThat(en.calls.get()).isGreaterThan(1);
+        // The fixture's two spaces really differ (so the finds above need each model's own query
+        // vector): the Chinese query vector and the English puppy share only the baseline.
+        float[] zhQuery = zh.embed("pet");
+        float[] enPuppy = en.embed("I adopted a puppy");
+        double crossed = 0;
+        for (int i = 0; i < zhQuery.length; i++) {
+            crossed += zhQuery[i] * enPuppy[i];
+        }
+        assertThat(crossed).isLessThan(Embedder.DEFAULT_COSINE_THRESHOLD);
     }
 
     @Test

@@ -93,6 +93,19 @@ public final class Vectors {
         return new VectorCache.Stored(stored, skipped);
     }
 
+    /** {@link #store(String, Iterable)} for each model's vectors, in the caller's transaction. */
+    public VectorCache.Stored store(java.util.Map<String, ? extends Iterable<VectorCache.NewVector>> byModel)
+            throws SQLException {
+        int stored = 0;
+        int skipped = 0;
+        for (java.util.Map.Entry<String, ? extends Iterable<VectorCache.NewVector>> e : byModel.entrySet()) {
+            VectorCache.Stored s = store(e.getKey(), e.getValue());
+            stored += s.stored();
+            skipped += s.skipped();
+        }
+        return new VectorCache.Stored(stored, skipped);
+    }
+
     /** The stored vectors of these memory rows, whatever their scope or state, in row order. */
     public List<VectorCache.StoredVector> byMemoryRows(java.util.Collection<Long> rows) throws SQLException {
         PreparedStatement ps = sql.prepare("SELECT memory_seq, memory_id, fingerprint, vector FROM embeddings "
@@ -125,6 +138,16 @@ public final class Vectors {
         try (ResultSet rs = ps.executeQuery()) {
             rs.next();
             return new VectorCache.Coverage(rs.getLong(1), rs.getLong(2));
+        }
+    }
+
+    /** Whether any memory of the home has a vector of this fingerprint (one step down its index). */
+    public boolean any(String fingerprint) throws SQLException {
+        PreparedStatement ps = sql.prepare("SELECT EXISTS (SELECT 1 FROM embeddings INDEXED BY embeddings_fingerprint "
+                + "WHERE fingerprint = ?)");
+        ps.setString(1, fingerprint);
+        try (ResultSet rs = ps.executeQuery()) {
+            return rs.next() && rs.getInt(1) == 1;
         }
     }
 

@@ -58,15 +58,16 @@ final class Archives {
      * when it holds one, keyed by the scenario's content, the size and the seed; else built now.
      */
     static Prepared prepare(Scenario s, int size, RecallQuality.Plan plan, java.io.PrintStream log) throws IOException {
-        int extra = size == 0 ? 0 : size - s.memories().size();
-        int total = s.memories().size() + extra;
+        int own = Growth.rows(s);
+        int extra = size == 0 ? 0 : size - own;
+        int total = own + extra;
         List<Memory> loaded = new ArrayList<>();
         java.util.function.Consumer<CachedArchive> build = archive -> {
             Map<String, String> aliases = new TreeMap<>();
             try (Jiyi jiyi = Jiyi.open(archive.home());
                  Progress progress = Progress.onStderr(s.name() + ": loading", s.events().size() + total, plan.quiet())) {
                 loaded.addAll(load(jiyi.authority(), s, progress, aliases));
-                Growth.grow(jiyi.authority(), s, extra, plan.seed(), progress);
+                Growth.grow(jiyi.authority(), s, extra, plan.seed(), plan.growth(), progress);
             }
             aliases.forEach((from, to) -> archive.note(ALIAS + from, to));
         };
@@ -77,7 +78,8 @@ final class Archives {
                     java.io.OutputStream.nullOutputStream()));
             return new Prepared(archive.home(), loaded, aliases(archive), total, dir);
         }
-        String name = s.name() + "-" + (size == 0 ? "base" : size + "-s" + plan.seed()) + "-" + fingerprint(s);
+        String name = s.name() + "-" + (size == 0 ? "base" : size + "-s" + plan.seed()
+                + (plan.growth() == Growth.Corpus.CHAT ? "" : "-" + plan.growth().code)) + "-" + fingerprint(s);
         CachedArchive archive = CachedArchive.open(plan.archives(), name, what, build, log);
         return new Prepared(archive.home(), archive.reused() ? null : loaded, aliases(archive), total, null);
     }

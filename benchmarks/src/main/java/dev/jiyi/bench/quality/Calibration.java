@@ -134,7 +134,7 @@ final class Calibration {
     }
 
     static boolean chinese(String text) {
-        return text.codePoints().anyMatch(c -> Character.UnicodeScript.of(c) == Character.UnicodeScript.HAN);
+        return dev.jiyi.providers.LocalModel.hasHan(text);
     }
 
     private double[] offTopic(boolean chineseProbes) {

@@ -5,9 +5,11 @@ import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.VectorCache;
 import dev.jiyi.engine.Progress;
 import dev.jiyi.providers.Embedder;
+import dev.jiyi.providers.Embedders;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -28,37 +30,49 @@ final class Embeddings {
     private Embeddings() {
     }
 
-    /** What embedding an archive did: the vectors by memory ID, and how long it took. */
-    record Archive(Map<String, float[]> vectors, int stored, int skipped, double seconds) {
+    /** What embedding an archive did: the vectors by memory ID of each model, and how long it took. */
+    record Archive(Map<Embedder, Map<String, float[]>> vectors, int stored, int skipped, double seconds) {
+
+        int size() {
+            return vectors.values().stream().mapToInt(Map::size).sum();
+        }
     }
 
     /**
-     * Embeds and stores a vector for every memory of the scopes that has none of this fingerprint.
+     * Embeds and stores a vector for every memory of the scopes that has none of its language's
+     * model's fingerprint (as {@code reindex --vectors}).
      *
      * @param progress advanced by each memory embedded
      */
-    static Archive embed(Authority authority, Iterable<Scope> scopes, Embedder embedder, Progress progress) {
-        String fingerprint = embedder.fingerprint();
-        Map<String, float[]> vectors = new HashMap<>();
+    static Archive embed(Authority authority, Iterable<Scope> scopes, Embedders models, Progress progress) {
+        Map<Embedder, Map<String, float[]>> vectors = new LinkedHashMap<>();
         int stored = 0;
         int skipped = 0;
         long start = System.nanoTime();
-        for (Scope scope : new LinkedHashSet<>(toList(scopes))) {
-            long after = 0;
-            for (List<VectorCache.Task> tasks = authority.memoriesWithoutVectors(scope, fingerprint, after, STEP);
-                 !tasks.isEmpty(); tasks = authority.memoriesWithoutVectors(scope, fingerprint, after, STEP)) {
-                List<float[]> embedded = embedder.embed(tasks.stream().map(VectorCache.Task::text).toList());
-                List<VectorCache.NewVector> batch = new ArrayList<>(tasks.size());
-                for (int i = 0; i < tasks.size(); i++) {
-                    VectorCache.Task t = tasks.get(i);
-                    batch.add(new VectorCache.NewVector(t.memoryId(), t.contentHash(), embedded.get(i)));
-                    vectors.put(t.memoryId(), embedded.get(i));
+        for (Embedder embedder : models.all()) {
+            String fingerprint = embedder.fingerprint();
+            Map<String, float[]> mine = vectors.computeIfAbsent(embedder, k -> new HashMap<>());
+            for (Scope scope : new LinkedHashSet<>(toList(scopes))) {
+                long after = 0;
+                for (List<VectorCache.Task> tasks = authority.memoriesWithoutVectors(scope, fingerprint, after, STEP);
+                     !tasks.isEmpty(); tasks = authority.memoriesWithoutVectors(scope, fingerprint, after, STEP)) {
+                    after = tasks.getLast().rowId();
+                    tasks = tasks.stream().filter(t -> models.forText(t.text()) == embedder).toList();
+                    if (tasks.isEmpty()) {
+                        continue;
+                    }
+                    List<float[]> embedded = embedder.embed(tasks.stream().map(VectorCache.Task::text).toList());
+                    List<VectorCache.NewVector> batch = new ArrayList<>(tasks.size());
+                    for (int i = 0; i < tasks.size(); i++) {
+                        VectorCache.Task t = tasks.get(i);
+                        batch.add(new VectorCache.NewVector(t.memoryId(), t.contentHash(), embedded.get(i)));
+                        mine.put(t.memoryId(), embedded.get(i));
+                    }
+                    VectorCache.Stored s = authority.storeVectors(fingerprint, batch);
+                    stored += s.stored();
+                    skipped += s.skipped();
+                    progress.advance(tasks.size());
                 }
-                VectorCache.Stored s = authority.storeVectors(fingerprint, batch);
-                stored += s.stored();
-                skipped += s.skipped();
-                after = tasks.getLast().rowId();
-                progress.advance(tasks.size());
             }
         }
         return new Archive(vectors, stored, skipped, (System.nanoTime() - start) / 1e9);
@@ -80,8 +94,9 @@ final class Embeddings {
     }
 
     /**
-     * An embedder that answers a text it has embedded before from memory (same fingerprint as the
-     * one it wraps), so repeated recalls of the same question do not re-run the model.
+     * A query embedder that answers a query it has embedded before from memory (same fingerprint as
+     * the model it wraps, and the model's query form), so repeated recalls of the same question do
+     * not re-run the model.
      */
     static final class Caching implements Embedder {
 
@@ -103,20 +118,19 @@ final class Embeddings {
         }
 
         @Override
-        public double standaloneThreshold(String query, double threshold) {
-            return model.standaloneThreshold(query, threshold);
+        public double standaloneThreshold(String query, double threshold, long vectors) {
+            return model.standaloneThreshold(query, threshold, vectors);
+        }
+
+        /** Each text as a query ({@link Embedder#embedQuery}). */
+        @Override
+        public List<float[]> embed(List<String> texts) {
+            return texts.stream().map(t -> cache.computeIfAbsent(t, model::embedQuery)).toList();
         }
 
         @Override
-        public List<float[]> embed(List<String> texts) {
-            List<String> missing = new ArrayList<>(new LinkedHashSet<>(texts.stream().filter(t -> !cache.containsKey(t)).toList()));
-            if (!missing.isEmpty()) {
-                List<float[]> vectors = model.embed(missing);
-                for (int i = 0; i < missing.size(); i++) {
-                    cache.put(missing.get(i), vectors.get(i));
-                }
-            }
-            return texts.stream().map(cache::get).toList();
+        public float[] embedQuery(String query) {
+            return embed(query);
         }
     }
 }

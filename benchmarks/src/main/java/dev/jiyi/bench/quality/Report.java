@@ -45,8 +45,8 @@ final class Report {
         StringBuilder sb = new StringBuilder();
         sb.append("# jiyi bench recall\n\n");
         sb.append(String.format(Locale.ROOT, "%s; Java %s, %d processors, max heap %d MiB; load average %s at start, %s"
-                        + " at end; growth seed %d.%n%n", at, System.getProperty("java.version"), rt.availableProcessors(),
-                rt.maxMemory() >> 20, loadAtStart, loadAtEnd, plan.seed()));
+                        + " at end; growth seed %d, corpus %s.%n%n", at, System.getProperty("java.version"),
+                rt.availableProcessors(), rt.maxMemory() >> 20, loadAtStart, loadAtEnd, plan.seed(), plan.growth().code));
         sb.append(rows(rows));
         List<RecallQuality.Row> split = rows.stream().filter(r -> r.byCategory().size() > 1).toList();
         if (!split.isEmpty()) {
