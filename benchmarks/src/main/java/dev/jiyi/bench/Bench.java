@@ -29,6 +29,7 @@ public final class Bench {
     /** The harnesses, by the name after {@code ./jiyi bench}; the launcher lists the same names. */
     enum Harness {
         RECALL((args, out) -> RecallQuality.run(args, out, System.err)),
+        HELDOUT((args, out) -> dev.jiyi.bench.quality.HeldOut.run(args, out, System.err)),
         INGEST((args, out) -> new CommandLine(new IngestHarness(out)).execute(args)),
         DELETE((args, out) -> new CommandLine(new DeletionHarness(out)).execute(args)),
         SEMANTIC((args, out) -> SemanticHarness.command(out).execute(args)),

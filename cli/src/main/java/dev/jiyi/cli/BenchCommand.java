@@ -38,6 +38,9 @@ final class BenchCommand implements Callable<Integer> {
                 "Recall quality and latency on archives grown with seeded distractors: R@5/@10, MRR, nDCG@10,"
                         + " off-topic and leak rates, p50/p95/p99; Markdown, JSON and charts; --check fails on a"
                         + " regression."),
+        HELDOUT("[--jar JAR] [--datasets events-zh,...] [--mode M] [--index I]",
+                "A scenario through any build's command line, as a held-out harness measures it: R@5, any gold"
+                        + " in the top 5 and off-topic probes answered, from the source event IDs of recall --batch."),
         INGEST("[options]",
                 "Ingestion throughput (single commits and batches) and CLI cold start."),
         DELETE("[--sizes N,N] [--deletions K]",

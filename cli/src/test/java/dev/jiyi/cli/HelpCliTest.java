@@ -106,7 +106,7 @@ class HelpCliTest {
         assertThat(json.code()).isEqualTo(ExitCode.INVALID);
         JsonNode error = Output.mapper().readTree(json.err().strip());
         assertThat(error.path("error").stringValue()).isEqualTo("invalid_input");
-        assertThat(error.path("message").stringValue()).contains("./jiyi launcher", "recall|ingest|");
+        assertThat(error.path("message").stringValue()).contains("./jiyi launcher", "recall|heldout|ingest|");
     }
 
     @Test
