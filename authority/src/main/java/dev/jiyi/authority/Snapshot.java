@@ -109,6 +109,14 @@ public final class Snapshot {
         return read("looking for vectors", () -> vectors.any(fingerprint));
     }
 
+    /** Each live memory's text and its vector's fingerprint, in row order (memories without a vector left out). */
+    public void eachVectorText(java.util.function.BiConsumer<String, String> visitor) {
+        read("reading vectors' texts", () -> {
+            vectors.eachVectorText(visitor);
+            return null;
+        });
+    }
+
     /** V4: how many memories {@code filter} admits and how many of them have a vector of this fingerprint. */
     public VectorCache.Coverage vectorCoverage(Eligibility filter, String fingerprint) {
         return read("counting vectors", () -> vectors.coverage(filter, fingerprint));

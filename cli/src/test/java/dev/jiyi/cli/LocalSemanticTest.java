@@ -249,6 +249,34 @@ class LocalSemanticTest {
     }
 
     @Test
+    @DisplayName("V4 a home embedded before there was a model per language: doctor counts the English memory that "
+            + "has the Chinese model's vector (healthy all the same), and reindex --vectors gives it its own")
+    void upgradedHome(@TempDir Path own) throws Exception {
+        CliRunner runner = new CliRunner(own);
+        ok(runner, "--json", "event", "submit", "--id", "u-en", "--role", "user", "--occurred-at",
+                "2024-05-01T10:00:00+08:00", "--text", "I have a cat");
+        String english = ok(runner, "--json", "memory", "add", "--event", "u-en", "--kind", "fact", "--basis",
+                "user_statement", "--text", "I have a cat", "--quote", "I have a cat").get("memory").get("id").asString();
+        // What an earlier build stored: the Chinese model's vector for an English memory.
+        dev.jiyi.providers.LocalEmbedder chinese = new dev.jiyi.providers.LocalEmbedder(
+                dev.jiyi.providers.LocalModel.BGE_SMALL_ZH, "1");
+        try (dev.jiyi.engine.Jiyi jiyi = dev.jiyi.engine.Jiyi.open(own)) {
+            assertThat(jiyi.authority().storeVectors(chinese.fingerprint(), List.of(new dev.jiyi.authority.VectorCache.NewVector(
+                    english, dev.jiyi.authority.VectorCache.contentHash("I have a cat"), chinese.embed("I have a cat"))))
+                    .stored()).isEqualTo(1);
+        }
+        JsonNode before = ok(runner, "--json", "doctor");
+        assertThat(before.get("healthy").asBoolean()).isTrue();
+        assertThat(before.get("vectors_of_other_language").asLong()).isEqualTo(1);
+        CliRunner.Result text = runner.run("doctor");
+        assertThat(text.out()).contains("vectors: 1 memories have the other language's model's vector");
+
+        assertThat(ok(runner, "--json", "reindex", "--vectors").get("embedded").asInt()).isEqualTo(1);
+        assertThat(runner.query("SELECT dimensions FROM embeddings")).containsExactly("384");
+        assertThat(ok(runner, "--json", "doctor").get("vectors_of_other_language").asLong()).isZero();
+    }
+
+    @Test
     @DisplayName("V1 a user's model configured wrong is refused naming the setting and the rule, never the path: "
             + "no tokenizer, a pooling other than cls or mean, a file that cannot be read, a relative path")
     void usersOwnModelConfiguredWrong(@TempDir Path own) throws Exception {

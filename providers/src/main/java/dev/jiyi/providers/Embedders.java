@@ -46,6 +46,16 @@ public final class Embedders {
         return chinese == other ? List.of(chinese) : List.of(chinese, other);
     }
 
+    /**
+     * Whether a vector of {@code fingerprint} for {@code text} is one of these models' but not the
+     * one of the text's language (an English memory embedded before there was an English model):
+     * still compared, in the other model's space, until {@code reindex --vectors} replaces it.
+     */
+    public boolean otherLanguage(String text, String fingerprint) {
+        return !single() && !forText(text).fingerprint().equals(fingerprint)
+                && all().stream().anyMatch(m -> m.fingerprint().equals(fingerprint));
+    }
+
     /** Whether one model embeds every text. */
     public boolean single() {
         return chinese == other;

@@ -141,6 +141,20 @@ public final class Vectors {
         }
     }
 
+    /**
+     * Hands each live memory's text and its vector's fingerprint to {@code visitor}, in row order:
+     * which model embedded what ({@code doctor}).
+     */
+    public void eachVectorText(java.util.function.BiConsumer<String, String> visitor) throws SQLException {
+        try (PreparedStatement ps = sql.connection().prepareStatement("SELECT m.text, e.fingerprint FROM embeddings e "
+                + "JOIN memories m ON m.seq = e.memory_seq WHERE m.revoked_at IS NULL ORDER BY e.memory_seq");
+             ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                visitor.accept(rs.getString(1), rs.getString(2));
+            }
+        }
+    }
+
     /** Whether any memory of the home has a vector of this fingerprint (one step down its index). */
     public boolean any(String fingerprint) throws SQLException {
         PreparedStatement ps = sql.prepare("SELECT EXISTS (SELECT 1 FROM embeddings INDEXED BY embeddings_fingerprint "
