@@ -23,7 +23,8 @@ import java.util.Locale;
  * {@code embed.api_key} ({@code JIYI_EXTRACT_URL} ... in the environment), plus timeouts, the
  * embedding batch size and {@code embed.version}, the configured version that is part of every
  * vector's fingerprint (V1). No extraction URL: extraction stays pending. No embedding URL: a
- * user's own ONNX model, else the bundled BGE small zh and en models, one per language. The two are read separately: a mistake in one never blocks the other.
+ * user's own ONNX model, else the bundled BGE small zh and en models, one per language. The two
+ * are read separately: a mistake in one never blocks the other.
  *
  * <p>{@code jiyi probe} talks to two chat models; see {@link #probe}.
  */

@@ -23,7 +23,8 @@ import java.util.NoSuchElementException;
 
 /**
  * {@code reindex --vectors} (V3): embeds every memory of a scope that has no vector of the current
- * fingerprint of its language's model ({@link Embedders#forText}), outside any database transaction, staging the vectors in a temporary file beside the
+ * fingerprint of its language's model ({@link Embedders#forText}), outside any database
+ * transaction, staging the vectors in a temporary file beside the
  * database (so memory use does not grow with the archive). Only when every batch has succeeded are
  * the staged vectors stored, in one transaction that rechecks each memory: one deleted, revoked or
  * changed meanwhile gets no vector. A failure stores nothing and leaves the old vectors in place.
