@@ -56,6 +56,8 @@ final class Handles {
     final LuceneOptions options;
     final Analyzer analyzer;
     final String version;
+    /** The memories a current recall may return, kept per segment (used by lexical and vector searches). */
+    final EligibleSets eligible = new EligibleSets();
 
     String dirName;
     FSDirectory directory;

@@ -89,7 +89,7 @@ final class LuceneSearcher {
     }
 
     List<Candidate> memories(List<List<String>> phrases, Eligibility filter, int limit) {
-        return ranked(Documents.MEMORY_TEXT, Documents.eligible(filter), filter.scope(), phrases, limit);
+        return ranked(Documents.MEMORY_TEXT, h.eligible.query(filter), filter.scope(), phrases, limit);
     }
 
     /** The scope's events: no filter, since only events have the field and only the scope's hold its terms. */
@@ -165,7 +165,7 @@ final class LuceneSearcher {
                 }
                 BooleanQuery.Builder eligible = new BooleanQuery.Builder();
                 if (memories) {
-                    eligible.add(Documents.eligible(filter), BooleanClause.Occur.SHOULD);
+                    eligible.add(h.eligible.query(filter), BooleanClause.Occur.SHOULD);
                 }
                 if (events) {
                     eligible.add(Documents.events(filter.scope()), BooleanClause.Occur.SHOULD);

@@ -58,7 +58,7 @@ final class LuceneVectors {
     Neighbours nearest(Snapshot snapshot, VectorQuery q) {
         String field = Documents.vectorField(q.fingerprint(), q.vector().length);
         Query eligible = new BooleanQuery.Builder()
-                .add(Documents.eligible(q.filter()), BooleanClause.Occur.FILTER)
+                .add(h.eligible.query(q.filter()), BooleanClause.Occur.FILTER)
                 .add(new FieldExistsQuery(field), BooleanClause.Occur.FILTER)
                 .build();
         try {
