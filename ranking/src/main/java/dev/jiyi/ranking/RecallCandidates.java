@@ -90,8 +90,9 @@ final class RecallCandidates {
             times.add(w.expression());
         }
         List<View> views = views(request);
+        int window = config.candidates(request.limit());
         for (View view : views) {
-            List<Candidate> direct = snapshot.memoryCandidates(index.lexical(), view.text(), eligible, config.candidateLimit());
+            List<Candidate> direct = snapshot.memoryCandidates(index.lexical(), view.text(), eligible, window);
             collect(memories, view, direct);
             List<Candidate> raw = snapshot.eventCandidates(index.lexical(), view.text(), scope, config.eventCandidateLimit());
             collect(events, view, raw);

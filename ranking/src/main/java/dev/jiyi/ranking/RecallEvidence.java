@@ -94,16 +94,18 @@ final class RecallEvidence {
     }
 
     /**
-     * The bounded candidate set (R4): the best lexical rows, then one-hop neighbours of them;
-     * semantic and deep recalls add their most similar rows (at most candidateLimit more). Each is
+     * The bounded candidate set (R4): the best lexical rows ({@link RecallConfig#candidates} for the
+     * results asked for), then one-hop neighbours of them; semantic and deep recalls add their most
+     * similar rows (at most candidateLimit more). Each is
      * loaded and rechecked; related links lend only from rows the recheck kept, so a link never
      * lends the evidence of a revoked, expired or out-of-scope memory. Adds the vector matches to
      * {@code lexical}'s reasons.
      */
     Admitted admit(Lexical lexical, Map<Long, Double> cosine, RecallRequest request, Instant at) {
         Scope scope = request.scope();
-        int relatedBudget = (int) Math.floor(config.candidateLimit() * RELATED_SHARE);
-        Set<Long> rows = new LinkedHashSet<>(best(lexical.combined(), config.candidateLimit() - relatedBudget));
+        int budget = config.candidates(request.limit());
+        int relatedBudget = (int) Math.floor(budget * RELATED_SHARE);
+        Set<Long> rows = new LinkedHashSet<>(best(lexical.combined(), budget - relatedBudget));
         rows.addAll(cosine.keySet());
         for (Long row : cosine.keySet()) {
             lexical.via().putIfAbsent(row, Evidence.VECTOR);

@@ -264,7 +264,7 @@ class RecallTest extends RecallFixture {
     }
 
     @Test
-    @DisplayName("R4 with 50,000 memories, fast recall reads at most the candidate limit of memory rows")
+    @DisplayName("R4 with 50,000 memories, fast recall reads at most the candidate limit of memory rows, and by default ten per result asked for (at least 100)")
     void boundedCandidates() {
         int total = 50_000;
         List<EventSubmission> events = new ArrayList<>(1000);
@@ -289,6 +289,17 @@ class RecallTest extends RecallFixture {
         assertThat(r.items()).hasSize(20);
         assertThat(read).isPositive().isLessThanOrEqualTo(60);
         assertThat(authority.doctor().tableCounts().byName()).containsEntry("memories", (long) total);
+
+        // The default loads ten candidates per result asked for, at least 100, at most candidate_limit
+        // (a tenth of them kept for related links, which this archive has none of).
+        Recall byDefault = recall(RecallConfig.DEFAULT);
+        for (int[] asked : new int[][] {{10, 100}, {5, 100}, {15, 150}, {40, 200}}) {
+            before = authority.memoryRowsRead();
+            RecallResult some = byDefault.recall(new RecallRequest(scope, "咖啡 coffee", RecallMode.FAST, asked[0], null, false));
+            assertThat(some.items()).hasSize(asked[0]);
+            assertThat(authority.memoryRowsRead() - before).as("rows loaded for %d results", asked[0])
+                    .isGreaterThanOrEqualTo(asked[1] - asked[1] / 10).isLessThanOrEqualTo(asked[1]);
+        }
     }
 
     @Test
