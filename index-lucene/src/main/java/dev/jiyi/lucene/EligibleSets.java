@@ -17,8 +17,10 @@ import org.apache.lucene.search.QueryVisitor;
 import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.ScorerSupplier;
 import org.apache.lucene.search.Weight;
+import org.apache.lucene.util.BitSet;
 import org.apache.lucene.util.BitSetIterator;
 import org.apache.lucene.util.FixedBitSet;
+import org.apache.lucene.util.SparseFixedBitSet;
 
 import java.io.IOException;
 import java.util.HashMap;
@@ -39,27 +41,40 @@ import java.util.WeakHashMap;
  * is written anew in another. So the set is computed once for a time, together with the interval of
  * times around it that no boundary splits, and every later search at a time inside that interval (the
  * real clock moving on) reads the bit set. A time past the interval computes it anew; a time before
- * it (a recall {@code --as-of} an earlier date) is checked on the doc values as before, so that
- * recalls of many past times never recompute whole segments.
+ * every kept set (a recall {@code --as-of} an earlier date) is checked on the doc values as before, so
+ * that recalls of many past times never recompute whole segments. Two sets are kept per segment and
+ * pool, the most recently used, so that a recall as of a later date keeps its own beside the one
+ * current recalls read.
  *
  * <p>Sets are kept per segment core (deletions do not change them; the searcher applies them) and go
- * with the segment. Thread-safe.
+ * with the segment; a pool with few memories in a large segment keeps a sparse set, and a segment
+ * without the pool's memories keeps none. Thread-safe; a set is computed outside the lock.
  */
 final class EligibleSets {
 
-    /** One pool's eligible memories in one segment, for query times in {@code [from, until)}. */
-    private record Entry(FixedBitSet docs, int count, long from, long until) {
+    /**
+     * One pool's eligible memories in one segment (null when there are none), for query times from
+     * {@code from} to {@code until} (exclusive; with no boundary above, {@code open}: every later time).
+     */
+    private record Entry(BitSet docs, int count, long from, long until, boolean open) {
 
         boolean covers(long at) {
-            return at >= from && (at < until || until == Long.MAX_VALUE);
+            return at >= from && (open || at < until);
         }
     }
 
-    /** By segment core key, then by pool; the core keys are weak, so a merged-away segment's sets go with it. */
-    private final Map<Object, Map<String, Entry>> entries = new WeakHashMap<>();
-    private long computed;
+    /** Sets kept per segment and pool: the one current recalls read, and one an as-of recall of a later time made. */
+    private static final int KEPT = 2;
 
-    /** {@link Documents#eligible}, with the validity of a current recall read from the kept sets. */
+    /**
+     * By segment core key, then by pool, the kept sets, most recently used first; the core keys are
+     * weak, so a merged-away segment's sets go with it.
+     */
+    private final Map<Object, Map<String, Entry[]>> entries = new WeakHashMap<>();
+    private long computed;
+    private long checked;
+
+    /** {@link Documents#eligible}, with the validity of a current recall read from the kept sets (with history: the pool alone, as before). */
     Query query(Eligibility filter) {
         if (filter.includeHistory()) {
             return Documents.eligible(filter);
@@ -72,22 +87,51 @@ final class EligibleSets {
         return computed;
     }
 
-    /** The kept set covering {@code at}, computed anew when there is none or time has moved past it; null before it. */
-    private synchronized Entry entry(LeafReader reader, String pool, long at) throws IOException {
+    /** How many times a segment was checked on the doc values instead (a test's window on the cache). */
+    synchronized long checked() {
+        return checked;
+    }
+
+    /**
+     * The kept set covering {@code at}; computed anew when none does and {@code at} is not before
+     * every kept one (time moved on, or an as-of recall of a later date, which then keeps its own set
+     * beside the current one); null for an earlier time, which is checked on the doc values. A set
+     * is computed outside the lock, so a recall of another scope never waits for it.
+     */
+    private Entry entry(LeafReader reader, String pool, long at) throws IOException {
         IndexReader.CacheHelper helper = reader.getCoreCacheHelper();
         if (helper == null) {
             return compute(reader, pool, at);
         }
-        Map<String, Entry> byPool = entries.computeIfAbsent(helper.getKey(), k -> new HashMap<>());
-        Entry e = byPool.get(pool);
-        if (e != null && e.covers(at)) {
-            return e;
+        Object core = helper.getKey();
+        synchronized (this) {
+            Entry[] kept = entries.computeIfAbsent(core, k -> new HashMap<>()).get(pool);
+            if (kept != null) {
+                for (int i = 0; i < kept.length; i++) {
+                    Entry e = kept[i];
+                    if (e != null && e.covers(at)) {
+                        System.arraycopy(kept, 0, kept, 1, i);
+                        kept[0] = e;
+                        return e;
+                    }
+                }
+                boolean earlier = true;
+                for (Entry e : kept) {
+                    earlier &= e == null || at < e.from();
+                }
+                if (earlier) {
+                    checked++;
+                    return null; // before every kept set: checked on the doc values, the kept sets stay
+                }
+            }
         }
-        if (e != null && at < e.from) {
-            return null; // an earlier time: checked on the doc values, the kept set stays
+        Entry e = compute(reader, pool, at);
+        synchronized (this) {
+            computed++;
+            Entry[] kept = entries.computeIfAbsent(core, k -> new HashMap<>()).computeIfAbsent(pool, p -> new Entry[KEPT]);
+            System.arraycopy(kept, 0, kept, 1, KEPT - 1);
+            kept[0] = e;
         }
-        e = compute(reader, pool, at);
-        byPool.put(pool, e);
         return e;
     }
 
@@ -96,41 +140,47 @@ final class EligibleSets {
      * without {@code valid_at} never is, and {@code invalid_at} {@code Long.MAX_VALUE} is open), and
      * the nearest boundaries of any of them on either side of {@code at}.
      */
-    private Entry compute(LeafReader reader, String pool, long at) throws IOException {
-        computed++;
-        FixedBitSet docs = new FixedBitSet(Math.max(1, reader.maxDoc()));
-        int count = 0;
+    private static Entry compute(LeafReader reader, String pool, long at) throws IOException {
         long from = Long.MIN_VALUE;
         long until = Long.MAX_VALUE;
-        PostingsEnum postings = reader.postings(new Term(Documents.POOL, pool), PostingsEnum.NONE);
-        if (postings != null) {
-            SortedNumericDocValues validAt = DocValues.getSortedNumeric(reader, Documents.VALID_AT);
-            SortedNumericDocValues invalidAt = DocValues.getSortedNumeric(reader, Documents.INVALID_AT);
-            for (int doc = postings.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = postings.nextDoc()) {
-                if (!validAt.advanceExact(doc) || !invalidAt.advanceExact(doc)) {
-                    continue;
-                }
-                long valid = validAt.nextValue();
-                long invalid = invalidAt.nextValue();
-                if (valid <= at) {
-                    from = Math.max(from, valid);
+        boolean open = true;
+        Term term = new Term(Documents.POOL, pool);
+        PostingsEnum postings = reader.postings(term, PostingsEnum.NONE);
+        if (postings == null) {
+            return new Entry(null, 0, from, until, true); // no memory of the pool here, at any time
+        }
+        // A pool with few memories in a large segment (one scope of many) keeps a sparse set.
+        int size = Math.max(1, reader.maxDoc());
+        BitSet docs = reader.docFreq(term) < size >> 6 ? new SparseFixedBitSet(size) : new FixedBitSet(size);
+        int count = 0;
+        SortedNumericDocValues validAt = DocValues.getSortedNumeric(reader, Documents.VALID_AT);
+        SortedNumericDocValues invalidAt = DocValues.getSortedNumeric(reader, Documents.INVALID_AT);
+        for (int doc = postings.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = postings.nextDoc()) {
+            if (!validAt.advanceExact(doc) || !invalidAt.advanceExact(doc)) {
+                continue;
+            }
+            long valid = validAt.nextValue();
+            long invalid = invalidAt.nextValue();
+            if (valid <= at) {
+                from = Math.max(from, valid);
+            } else {
+                until = Math.min(until, valid);
+                open = false;
+            }
+            if (invalid != Long.MAX_VALUE) {
+                if (invalid <= at) {
+                    from = Math.max(from, invalid);
                 } else {
-                    until = Math.min(until, valid);
-                }
-                if (invalid != Long.MAX_VALUE) {
-                    if (invalid <= at) {
-                        from = Math.max(from, invalid);
-                    } else {
-                        until = Math.min(until, invalid);
-                    }
-                }
-                if (valid <= at && (invalid > at || invalid == Long.MAX_VALUE)) {
-                    docs.set(doc);
-                    count++;
+                    until = Math.min(until, invalid);
+                    open = false;
                 }
             }
+            if (valid <= at && (invalid > at || invalid == Long.MAX_VALUE)) {
+                docs.set(doc);
+                count++;
+            }
         }
-        return new Entry(docs, count, from, until);
+        return count == 0 ? new Entry(null, 0, from, until, open) : new Entry(docs, count, from, until, open);
     }
 
     /** The filter: a segment's kept set where it covers the time, else the doc-values check of {@link Documents#eligible}. */
@@ -152,17 +202,28 @@ final class EligibleSets {
         public Weight createWeight(IndexSearcher searcher, ScoreMode scoreMode, float boost) {
             return new ConstantScoreWeight(this, boost) {
 
-                private Weight checked;
+                private volatile Weight checked;
+
+                /** The doc-values check's weight, made when a segment first needs it (leaves may be searched in parallel). */
+                private Weight checked() throws IOException {
+                    Weight w = checked;
+                    if (w == null) {
+                        synchronized (this) {
+                            w = checked;
+                            if (w == null) {
+                                w = searcher.createWeight(searcher.rewrite(Documents.eligible(filter)), scoreMode, boost);
+                                checked = w;
+                            }
+                        }
+                    }
+                    return w;
+                }
 
                 @Override
                 public ScorerSupplier scorerSupplier(LeafReaderContext context) throws IOException {
                     Entry e = sets.entry(context.reader(), pool, at);
                     if (e == null) {
-                        if (checked == null) {
-                            Query q = searcher.rewrite(Documents.eligible(filter));
-                            checked = searcher.createWeight(q, scoreMode, boost);
-                        }
-                        return checked.scorerSupplier(context);
+                        return checked().scorerSupplier(context);
                     }
                     if (e.count() == 0) {
                         return null;

@@ -40,6 +40,8 @@ class EligibleSetsTest {
 
     private static final Scope DIARY = new Scope("小明", "日记");
     private static final Scope WORK = new Scope("小明", "work");
+    /** A scope with a memory or two in a segment of hundreds: its sets are sparse. */
+    private static final Scope RARE = new Scope("Ada", "rare");
     private static final long NEVER = Long.MAX_VALUE;
 
     @Test
@@ -84,7 +86,7 @@ class EligibleSetsTest {
 
             // The clock moves on inside one interval: the sets are computed once per segment and scope, then read.
             long now = boundaries.stream().mapToLong(Long::longValue).max().orElseThrow() + 1_000;
-            row = addMemories(writer, random, row, 200, new TreeSet<>());
+            long future = now + 1_000_000_000L;
             try (DirectoryReader reader = DirectoryReader.open(writer)) {
                 IndexSearcher searcher = new IndexSearcher(reader);
                 searcher.setQueryCache(null);
@@ -94,6 +96,30 @@ class EligibleSetsTest {
                 }
                 assertThat(fresh.computed()).as("one set per segment for a run of times no boundary splits")
                         .isEqualTo(reader.leaves().size());
+            }
+
+            // A reopened reader keeps the sets of the segments it shares: only a new segment computes one.
+            row = addMemories(writer, random, row, 200, new TreeSet<>());
+            writer.addDocument(memory(DIARY, row++, now + 500_000, NEVER)); // valid from after now, before the later date
+            writer.commit();
+            try (DirectoryReader reader = DirectoryReader.open(writer)) {
+                IndexSearcher searcher = new IndexSearcher(reader);
+                searcher.setQueryCache(null);
+                long before = sets.computed();
+                for (int i = 0; i < 20; i++) {
+                    assertEqual(searcher, sets, DIARY, now + i);
+                }
+                assertThat(sets.computed() - before).as("the new segment's set only").isEqualTo(1);
+
+                // A recall as of a later date keeps its own set: current recalls still read theirs.
+                assertEqual(searcher, sets, DIARY, future);
+                assertThat(sets.computed() - before).as("the later date's set of the new segment").isEqualTo(2);
+                long checked = sets.checked();
+                for (int i = 0; i < 20; i++) {
+                    assertEqual(searcher, sets, DIARY, now + 20 + i);
+                }
+                assertThat(sets.computed() - before).as("the current sets stay beside the later date's").isEqualTo(2);
+                assertThat(sets.checked()).as("and are read, not checked on the doc values").isEqualTo(checked);
             }
         }
     }
@@ -128,6 +154,7 @@ class EligibleSetsTest {
         for (long at : times) {
             assertEqual(searcher, sets, DIARY, at);
             assertEqual(searcher, sets, WORK, at);
+            assertEqual(searcher, sets, RARE, at);
         }
     }
 
@@ -174,7 +201,7 @@ class EligibleSetsTest {
             throws IOException {
         long[] starts = {-5_000_000L, 0, 1_000_000L, 1_000_001L, 2_000_000L};
         for (int i = 0; i < n; i++) {
-            Scope scope = random.nextInt(4) == 0 ? WORK : DIARY;
+            Scope scope = random.nextInt(100) == 0 ? RARE : random.nextInt(4) == 0 ? WORK : DIARY;
             long valid = random.nextInt(20) == 0 ? -1 : starts[random.nextInt(starts.length)] + random.nextInt(3);
             long invalid = random.nextInt(3) == 0 ? valid + 1 + 500_000L * random.nextInt(4) + random.nextInt(3) : NEVER;
             if (valid != -1) {
