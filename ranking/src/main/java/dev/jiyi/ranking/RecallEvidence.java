@@ -96,10 +96,9 @@ final class RecallEvidence {
     /**
      * The bounded candidate set (R4): the best lexical rows ({@link RecallConfig#candidates} for the
      * results asked for), then one-hop neighbours of them; semantic and deep recalls add their most
-     * similar rows (at most candidateLimit more). Each is
-     * loaded and rechecked; related links lend only from rows the recheck kept, so a link never
-     * lends the evidence of a revoked, expired or out-of-scope memory. Adds the vector matches to
-     * {@code lexical}'s reasons.
+     * similar rows (at most candidateLimit more). Each is loaded and rechecked; related links lend
+     * only from rows the recheck kept, so a link never lends the evidence of a revoked, expired or
+     * out-of-scope memory. Adds the vector matches to {@code lexical}'s reasons.
      */
     Admitted admit(Lexical lexical, Map<Long, Double> cosine, RecallRequest request, Instant at) {
         Scope scope = request.scope();
