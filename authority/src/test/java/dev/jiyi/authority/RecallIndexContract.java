@@ -6,6 +6,7 @@ import dev.jiyi.authority.index.Eligibility;
 import dev.jiyi.authority.index.LexicalIndex;
 import dev.jiyi.authority.index.Neighbours;
 import dev.jiyi.authority.index.RecallIndex;
+import dev.jiyi.authority.index.SearchCounts;
 import dev.jiyi.authority.index.TransactionalIndex;
 import dev.jiyi.authority.index.VectorIndex;
 import dev.jiyi.authority.index.VectorQuery;
@@ -491,6 +492,62 @@ public abstract class RecallIndexContract {
             assertThat(memoryRows(q, Eligibility.anyTime(ALICE_WORK))).as("history for %s", q).isEmpty();
             assertThat(eventRows(ALICE_WORK, q)).as("events for %s", q).isEmpty();
         }
+    }
+
+    // ------------------------------------------------------------------ B1 the work of a search
+
+    @Test
+    @DisplayName("B1 each search counts the hits it collected (the candidates it returned) and visited (at least those, at most the scope's rows holding the term)")
+    void searchCounts() {
+        for (int i = 0; i < 30; i++) {
+            remember(ALICE_WORK, "第" + i + "次喝龙井 Longjing tea, cup " + i);
+        }
+        for (int i = 0; i < 5; i++) {
+            remember(BOB_WORK, "鲍勃也喝 Longjing " + i);
+        }
+        for (int i = 0; i < 10; i++) {
+            remember(ALICE_WORK, "周末去爬山 weekend hiking " + i);
+        }
+        caughtUp(authority);
+        SearchCounts counts = index.lexical().searchCounts();
+
+        SearchCounts.Totals before = counts.totals();
+        List<Candidate> top = memories("Longjing", Eligibility.current(ALICE_WORK, NOW), 5);
+        SearchCounts.Totals one = counts.totals().minus(before);
+        assertThat(top).hasSize(5);
+        assertThat(one.searches()).isEqualTo(1);
+        assertThat(one.collected()).isEqualTo(5);
+        // Bob's rows hold the term too; a scope's search never reads them.
+        assertThat(one.visited()).isBetween(5L, 30L);
+        assertThat(counts.totals(SearchCounts.Search.MEMORIES)).as("counted as a memory search").isEqualTo(one);
+
+        before = counts.totals();
+        List<Candidate> events = events("龙井", ALICE_WORK, ALL);
+        SearchCounts.Totals all = counts.totals().minus(before);
+        assertThat(counts.totals(SearchCounts.Search.EVENTS)).as("all of it event searches").isEqualTo(all);
+        assertThat(events).hasSize(30);
+        assertThat(all.searches()).isEqualTo(1);
+        assertThat(all.collected()).isEqualTo(30);
+        // Each matching event is offered once (Lucene) or once for each term it holds (FTS5: 龙井, 龙, 井).
+        assertThat(all.visited()).isBetween(30L, 90L);
+
+        before = counts.totals();
+        SearchCounts.Totals evidenceBefore = counts.totals(SearchCounts.Search.EVIDENCE);
+        double held = authority.read(s -> s.coverage(index.lexical(), "Longjing 龙井", Eligibility.current(ALICE_WORK, NOW))
+                .held());
+        SearchCounts.Totals evidence = counts.totals().minus(before);
+        assertThat(evidence).as("all of it an evidence search")
+                .isEqualTo(counts.totals(SearchCounts.Search.EVIDENCE).minus(evidenceBefore));
+        assertThat(held).isPositive();
+        assertThat(evidence.searches()).as("memories and events, in one search or two").isBetween(1L, 2L);
+        assertThat(evidence.collected()).as("the best row of each").isBetween(1L, evidence.searches());
+        assertThat(evidence.visited()).isBetween(evidence.collected(), 4L * 60);
+
+        before = counts.totals();
+        assertThat(currentRows(ALICE_WORK, "quantum 量子力学")).isEmpty();
+        SearchCounts.Totals none = counts.totals().minus(before);
+        assertThat(none.visited()).isZero();
+        assertThat(none.collected()).isZero();
     }
 
     // ------------------------------------------------------------------ S1 scopes

@@ -15,6 +15,7 @@ import dev.jiyi.authority.StorageException;
 import dev.jiyi.authority.index.Candidate;
 import dev.jiyi.authority.index.Eligibility;
 import dev.jiyi.authority.index.LexicalIndex;
+import dev.jiyi.authority.index.SearchCounts;
 import dev.jiyi.authority.index.TransactionalIndex;
 
 import java.sql.PreparedStatement;
@@ -49,6 +50,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
      * tokens of a text are a function of the text, so a stale entry is still right.
      */
     private final ThreadLocal<Map<String, List<String>>> analyzed = ThreadLocal.withInitial(HashMap::new);
+    private final SearchCounts counts = new SearchCounts();
 
     /**
      * This index's format and analysis. Rows are written and deleted with the tokens computed from
@@ -237,6 +239,11 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     }
 
     @Override
+    public SearchCounts searchCounts() {
+        return counts;
+    }
+
+    @Override
     public List<Candidate> memories(Snapshot snapshot, String query, Eligibility filter, int limit) {
         List<String> searched = Fts5Terms.searchTerms(query);
         if (searched.isEmpty() || limit == 0) {
@@ -250,6 +257,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
             }
             List<Candidate> best = own.alone() ? bestMemories(snapshot, Fts5Terms.literal(filter.scope(), asked), filter, limit)
                     : eligibleBest(snapshot, own.ranked(asked), 1, filter, limit);
+            counts.add(SearchCounts.Search.MEMORIES, own.visited(asked), best.size());
             return coverage(best, own.ideal(searched));
         } catch (SQLException e) {
             throw new StorageException("finding memory candidates", e);
@@ -405,6 +413,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
             } else {
                 best = own.ranked(asked).best(limit, 1);
             }
+            counts.add(SearchCounts.Search.EVENTS, own.visited(asked), best.size());
             return coverage(best, own.ideal(searched));
         } catch (SQLException e) {
             throw new StorageException("finding event candidates", e);
@@ -436,10 +445,15 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     private double held(Snapshot snapshot, ScopedBm25 memories, ScopedBm25 events, List<String> words,
                         Eligibility filter) throws SQLException {
         double best = 0;
-        for (Candidate c : eligibleBest(snapshot, memories.held(memories.searched(words)), 1, filter, 1)) {
+        List<String> asked = memories.searched(words);
+        List<Candidate> memory = eligibleBest(snapshot, memories.held(asked), 1, filter, 1);
+        counts.add(SearchCounts.Search.EVIDENCE, memories.visited(asked), memory.size());
+        for (Candidate c : memory) {
             best = Math.max(best, c.score() / memories.evidenceIdeal(words));
         }
-        List<Candidate> held = events.held(events.searched(words)).best(1, 1);
+        asked = events.searched(words);
+        List<Candidate> held = events.held(asked).best(1, 1);
+        counts.add(SearchCounts.Search.EVIDENCE, events.visited(asked), held.size());
         if (!held.isEmpty()) {
             best = Math.max(best, held.get(0).score() / events.evidenceIdeal(words));
         }

@@ -221,6 +221,18 @@ final class ScopedBm25 {
     }
 
     /**
+     * The rows a search of {@code terms} visits ({@link dev.jiyi.authority.index.SearchCounts}): the
+     * scope's rows holding each, summed, since FTS5 reads and ranks every one of them.
+     */
+    long visited(List<String> terms) throws SQLException {
+        long rows = 0;
+        for (String term : terms) {
+            rows += holding(term);
+        }
+        return rows;
+    }
+
+    /**
      * The scope's rows holding a term: those its search found, if it ran, else counted (a piece's
      * count from the vocabulary, a phrase's matches counted without ranking them), once a read.
      */

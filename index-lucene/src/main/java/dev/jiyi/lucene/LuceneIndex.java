@@ -7,6 +7,7 @@ import dev.jiyi.authority.index.Candidate;
 import dev.jiyi.authority.index.Eligibility;
 import dev.jiyi.authority.index.LexicalIndex;
 import dev.jiyi.authority.index.Neighbours;
+import dev.jiyi.authority.index.SearchCounts;
 import dev.jiyi.authority.index.VectorIndex;
 import dev.jiyi.authority.index.VectorQuery;
 
@@ -107,6 +108,11 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
     @Override
     public String name() {
         return "lucene";
+    }
+
+    @Override
+    public SearchCounts searchCounts() {
+        return searcher.counts;
     }
 
     /** This index's format: its analysis, vector format and Lucene version; a change rebuilds. */

@@ -6,6 +6,7 @@ import dev.jiyi.authority.StorageException;
 import dev.jiyi.authority.index.Candidate;
 import dev.jiyi.authority.index.Eligibility;
 import dev.jiyi.authority.index.LexicalIndex;
+import dev.jiyi.authority.index.SearchCounts;
 
 import org.apache.lucene.document.LongField;
 import org.apache.lucene.index.IndexReader;
@@ -51,6 +52,8 @@ final class LuceneSearcher {
     private static final double K1 = 1.2;
 
     private final Handles h;
+    /** The work of this index's lexical searches ({@link LexicalIndex#searchCounts}). */
+    final SearchCounts counts = new SearchCounts();
     /** The scoped searchers of the view last searched, by field and scope: the view's term statistics, counted once. */
     private final Map<String, IndexSearcher> scoped = new HashMap<>();
     private IndexReader scopedView;
@@ -89,12 +92,13 @@ final class LuceneSearcher {
     }
 
     List<Candidate> memories(List<List<String>> phrases, Eligibility filter, int limit) {
-        return ranked(Documents.MEMORY_TEXT, h.eligible.query(filter), filter.scope(), phrases, limit);
+        return ranked(SearchCounts.Search.MEMORIES, Documents.MEMORY_TEXT, h.eligible.query(filter), filter.scope(),
+                phrases, limit);
     }
 
     /** The scope's events: no filter, since only events have the field and only the scope's hold its terms. */
     List<Candidate> events(List<List<String>> phrases, Scope scope, int limit) {
-        return ranked(Documents.EVENT_TEXT, null, scope, phrases, limit);
+        return ranked(SearchCounts.Search.EVENTS, Documents.EVENT_TEXT, null, scope, phrases, limit);
     }
 
     /**
@@ -173,7 +177,9 @@ final class LuceneSearcher {
                 Query q = new BooleanQuery.Builder().add(any.build(), BooleanClause.Occur.MUST)
                         .add(eligible.build(), BooleanClause.Occur.FILTER).build();
                 // Only the best row counts: prune from the first hit, and stop once a row holds every word.
-                TopDocs top = acquired.search(q, new TopScoreDocCollectorManager(1, null, 1));
+                CountedSearch<?, TopDocs> counted = new CountedSearch<>(new TopScoreDocCollectorManager(1, null, 1));
+                TopDocs top = acquired.search(q, counted);
+                counts.add(SearchCounts.Search.EVIDENCE, counted.visited(), top.scoreDocs.length);
                 return top.scoreDocs.length == 0 ? 0.0 : (double) top.scoreDocs[0].score;
             });
         } catch (IOException e) {
@@ -244,7 +250,8 @@ final class LuceneSearcher {
      * each score divided by the query's ideal over {@code field} in the same view ({@link #ideal}).
      * Both count the statistics of {@code scope} ({@link ScopedSearcher}).
      */
-    private List<Candidate> ranked(String field, Query filter, Scope scope, List<List<String>> phrases, int limit) {
+    private List<Candidate> ranked(SearchCounts.Search search, String field, Query filter, Scope scope,
+                                   List<List<String>> phrases, int limit) {
         try {
             return h.withSearcher(acquired -> {
                 List<List<String>> asked = searched(acquired, field, scope, phrases);
@@ -260,7 +267,10 @@ final class LuceneSearcher {
                 double ideal = ideal(searcher, field, scope, phrases);
                 // The score is the first sort field, so the collector reads it as it sorts (no second
                 // scoring pass), and skips what cannot enter the top from the first `limit` hits on.
-                TopFieldDocs top = searcher.search(query, new TopFieldCollectorManager(BEST_FIRST, limit, null, limit));
+                CountedSearch<?, TopFieldDocs> counted =
+                        new CountedSearch<>(new TopFieldCollectorManager(BEST_FIRST, limit, null, limit));
+                TopFieldDocs top = searcher.search(query, counted);
+                counts.add(search, counted.visited(), top.scoreDocs.length);
                 List<Candidate> out = new ArrayList<>(top.scoreDocs.length);
                 for (ScoreDoc hit : top.scoreDocs) {
                     Object[] sorted = ((FieldDoc) hit).fields;

@@ -78,6 +78,9 @@ public interface LexicalIndex {
     /** A short name for reports and {@code --index}: {@code fts5}, {@code lucene}. */
     String name();
 
+    /** The work this index's searches did since it was opened (B1: hits visited and collected). */
+    SearchCounts searchCounts();
+
     /**
      * At most {@code limit} memories that {@code filter} admits (its scope, not revoked, valid at its
      * time unless it includes history) matching {@code query}, best first; equal scores newest row first.
