@@ -17,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -184,6 +185,32 @@ class JmhBenchmarksTest {
             assertThat(cached.authority().tableCounts().byName().get("events")).as("the cached archive is untouched")
                     .isEqualTo(SIZE);
         }
+    }
+
+    @Test
+    @DisplayName("B1 hits: per recall on the realistic archive, each index counts its searches and the hits they visited and collected; the table and chart are written")
+    void hitsPerRecall() throws Exception {
+        Map<String, SearchWorkHarness.Work> work = SearchWorkHarness.measure(SIZE, 10);
+        assertThat(work).hasSize(8).containsKeys("fts5 kind=known_item", "lucene kind=dialogue");
+        work.forEach((row, w) -> {
+            assertThat(w.searches()).as(row).isPositive();
+            assertThat(w.collected()).as(row).isPositive().isLessThanOrEqualTo(w.visited());
+            // The windows bound what a search collects: 100 memories and 100 events a view, the best row of an evidence search.
+            assertThat(w.collected()).as(row).isLessThanOrEqualTo(w.searches() * 100);
+            assertThat(w.memories() + w.events() + w.evidence()).as(row + ": the searches' visits add up")
+                    .isCloseTo(w.visited(), org.assertj.core.api.Assertions.within(1e-6));
+        });
+        Path out = archives.resolve("hits-out");
+        java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
+        int code = SearchWorkHarness.command(new java.io.PrintStream(text, true, java.nio.charset.StandardCharsets.UTF_8))
+                .execute("--sizes", String.valueOf(SIZE), "--queries", "5", "--out", out.toString());
+        assertThat(code).isZero();
+        assertThat(text.toString(java.nio.charset.StandardCharsets.UTF_8)).contains("| lucene kind=topical |")
+                .contains("by search: memories / events / evidence");
+        assertThat(out.resolve("search-work.md")).exists();
+        assertThat(out.resolve("search-work.png")).isNotEmptyFile();
+        assertThat(SearchWorkHarness.command(new java.io.PrintStream(text, true, java.nio.charset.StandardCharsets.UTF_8))
+                .execute("--queries", "0")).as("refused").isEqualTo(2);
     }
 
     @Test

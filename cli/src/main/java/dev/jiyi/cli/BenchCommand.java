@@ -58,12 +58,16 @@ final class BenchCommand implements Callable<Integer> {
         GUARD("[--bounds FILE] [--iterations N] [--time MS]",
                 "A short JMH pass, then the bounds of a bounds file (p99 and mean times, growth from 10k to 1M,"
                         + " Lucene against FTS5, HNSW against exact): OK or FAIL with the difference; exit 1 on a FAIL."),
+        HITS("[--sizes N,N] [--queries N] [--out DIR]",
+                "What fast recall's searches visit and collect per recall, by index and query kind, on the realistic"
+                        + " archive (counts, not times): a table, and a chart with --out."),
         JMH("[BENCHMARK] [JMH options]",
                 "The JMH benchmarks (FastRecallBenchmark on the realistic archive, UniformRecallBenchmark,"
                         + " SemanticRecallBenchmark, IngestBenchmark, DeleteBenchmark, ResumeBenchmark) at 10k, 100k"
                         + " and 1M memories; -rf json -rff FILE."),
         JMH_REPORT("RESULTS.json OUT_DIR",
-                "A JMH JSON result file as Markdown tables (sizes as columns, growth of the mean) and charts.");
+                "A JMH JSON result file as Markdown tables (sizes as columns, growth of the mean) and charts"
+                        + " (the mean, and the p99 of sample-time runs).");
 
         final String options;
         final String summary;
