@@ -15,15 +15,17 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Turns a JMH JSON result file ({@code -rf json -rff FILE}) of the archive benchmarks into what
  * docs/benchmarks.md shows: a Markdown table per benchmark class, one row per method and parameter
  * set other than {@code size}, a column per archive size (mean, p50 and p99 in the run's unit, for
- * sample-time runs) and the growth of the mean from the smallest size to the largest; and a PNG of the
- * means against archive size (log scales), one line per row.
+ * sample-time runs) and the growth of the mean from the smallest size to the largest; and PNGs of the
+ * means and, for sample-time runs, the p99 of single calls against archive size (log scales), one
+ * line per row.
  *
- * <pre>java -cp benchmarks/target/benchmarks.jar dev.jiyi.bench.report.JmhReport RESULTS.json OUT_DIR</pre>
+ * <pre>./jiyi bench jmh-report RESULTS.json OUT_DIR</pre>
  */
 public final class JmhReport {
 
@@ -77,7 +79,8 @@ public final class JmhReport {
             String table = table(c.getKey(), c.getValue());
             out.print(table);
             Files.writeString(dir.resolve("jmh-" + c.getKey() + ".md"), table, StandardCharsets.UTF_8);
-            chart(dir.resolve("jmh-" + c.getKey() + ".png"), c.getKey(), c.getValue());
+            chart(dir.resolve("jmh-" + c.getKey() + ".png"), c.getKey(), c.getValue(), "mean", Point::mean);
+            chart(dir.resolve("jmh-" + c.getKey() + "-p99.png"), c.getKey(), c.getValue(), "p99", Point::p99);
         }
     }
 
@@ -123,7 +126,12 @@ public final class JmhReport {
         return x >= 10 ? String.format(Locale.ROOT, "%.1f", x) : String.format(Locale.ROOT, "%.2f", x);
     }
 
-    private static void chart(Path png, String type, Map<String, Map<Integer, Point>> rows) throws IOException {
+    /**
+     * A chart of one figure of each row ({@code mean}, or {@code p99} of single calls) against archive
+     * size; none when no row has that figure at two sizes.
+     */
+    private static void chart(Path png, String type, Map<String, Map<Integer, Point>> rows, String figure,
+                              ToDoubleFunction<Point> value) throws IOException {
         List<Charts.Series> series = new ArrayList<>();
         String unit = "";
         for (Map.Entry<String, Map<Integer, Point>> r : rows.entrySet()) {
@@ -131,17 +139,18 @@ public final class JmhReport {
             Map<Integer, Point> grown = ((TreeMap<Integer, Point>) r.getValue()).tailMap(1, true);
             String rowUnit = grown.isEmpty() ? "" : grown.values().iterator().next().unit();
             // Times only (ms/op), in one unit: a throughput row belongs in the table, not on a time axis.
-            if (grown.size() < 2 || !rowUnit.endsWith("/op") || (!unit.isEmpty() && !unit.equals(rowUnit))) {
+            if (grown.size() < 2 || !rowUnit.endsWith("/op") || (!unit.isEmpty() && !unit.equals(rowUnit))
+                    || grown.values().stream().anyMatch(p -> !(value.applyAsDouble(p) > 0))) {
                 continue;
             }
             double[] x = grown.keySet().stream().mapToDouble(Integer::doubleValue).toArray();
-            double[] y = grown.values().stream().mapToDouble(Point::mean).toArray();
+            double[] y = grown.values().stream().mapToDouble(value).toArray();
             unit = grown.values().iterator().next().unit();
             series.add(new Charts.Series(r.getKey(), x, y));
         }
         if (!series.isEmpty()) {
-            Charts.line(png, type + ": mean time against archive size (JMH)", "archive size (memories, log scale)",
-                    "mean time (" + unit + ", log scale)", true, series);
+            Charts.line(png, type + ": " + figure + " time against archive size (JMH)",
+                    "archive size (memories, log scale)", figure + " time (" + unit + ", log scale)", true, series);
         }
     }
 }
