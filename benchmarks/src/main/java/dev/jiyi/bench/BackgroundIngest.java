@@ -24,6 +24,8 @@ final class BackgroundIngest implements AutoCloseable {
         return t;
     });
     private final AtomicLong submitted = new AtomicLong();
+    /** Each turn's two writes, in nanoseconds: the event's, then its memory's (waiting for the authority included). */
+    private final List<long[]> writes = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** Starts submitting turns {@code corpus.size()}, {@code +1}, ... every {@code periodMillis}. */
     BackgroundIngest(Authority authority, ZipfCorpus corpus, long periodMillis) {
@@ -32,8 +34,11 @@ final class BackgroundIngest implements AutoCloseable {
             EventSubmission planned = corpus.event(n);
             EventSubmission now = new EventSubmission(planned.id() + "-live", planned.scope(), planned.role(),
                     planned.text(), planned.source(), null, planned.sessionId(), Instant.now());
+            long start = System.nanoTime();
             DeletionHarness.require(authority.submitEvents(List.of(now)));
+            long event = System.nanoTime();
             DeletionHarness.require(authority.addMemories(List.of(corpus.memory(now, n))));
+            writes.add(new long[] {event - start, System.nanoTime() - event});
             submitted.incrementAndGet();
         }, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
     }
@@ -41,6 +46,11 @@ final class BackgroundIngest implements AutoCloseable {
     /** How many turns it has submitted. */
     long submitted() {
         return submitted.get();
+    }
+
+    /** The event writes' ({@code 0}) or the memory writes' ({@code 1}) times so far, sorted, in nanoseconds. */
+    long[] writeTimes(int which) {
+        return writes.stream().mapToLong(w -> w[which]).sorted().toArray();
     }
 
     @Override

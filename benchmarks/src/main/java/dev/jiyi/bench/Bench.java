@@ -39,6 +39,7 @@ public final class Bench {
         MCP((args, out) -> McpLatencyHarness.command(out).execute(args)),
         GUARD((args, out) -> Guard.command(out).execute(args)),
         HITS((args, out) -> SearchWorkHarness.command(out).execute(args)),
+        TAIL((args, out) -> TailHarness.command(out).execute(args)),
         JMH((args, out) -> {
             org.openjdk.jmh.Main.main(args); // exits the JVM itself on a failure
             return 0;

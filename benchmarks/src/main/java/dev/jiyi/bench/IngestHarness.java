@@ -359,6 +359,11 @@ public final class IngestHarness implements Callable<Integer> {
 
     /** Nearest-rank percentile of sorted values. */
     public static long percentile(long[] sorted, int p) {
+        return percentile(sorted, (double) p);
+    }
+
+    /** {@link #percentile(long[], int)} for a percentile between whole ones (99.9). */
+    public static long percentile(long[] sorted, double p) {
         int rank = (int) Math.ceil(p / 100.0 * sorted.length);
         return sorted[Math.max(0, rank - 1)];
     }

@@ -214,6 +214,27 @@ class JmhBenchmarksTest {
     }
 
     @Test
+    @DisplayName("B1 tail: recalls alone, then beside a writer of a turn a second: the writer's writes are timed and the recalls after them marked")
+    void tailAloneAndBesideAWriter() {
+        List<TailHarness.Phase> phases = TailHarness.run(SIZE, "lucene", ZipfCorpus.QueryKind.KNOWN_ITEM, 3, 10);
+        assertThat(phases).extracting(TailHarness.Phase::name).containsExactly("alone", "beside a writer");
+        TailHarness.Phase alone = phases.get(0);
+        TailHarness.Phase beside = phases.get(1);
+        assertThat(alone.nanos()).isNotEmpty();
+        assertThat(alone.eventWrites()).isEmpty();
+        assertThat(alone.slow()[3] + alone.slow()[2] + alone.slow()[1]).isEqualTo(alone.slow()[0]);
+        assertThat(beside.eventWrites()).as("a turn a second for three seconds").hasSizeBetween(1, 4);
+        assertThat(beside.memoryWrites()).hasSameSizeAs(beside.eventWrites());
+        boolean anyAfter = false;
+        for (boolean b : beside.afterIngest()) {
+            anyAfter |= b;
+        }
+        assertThat(anyAfter).as("a recall after an ingest is marked").isTrue();
+        assertThat(TailHarness.command(new java.io.PrintStream(new java.io.ByteArrayOutputStream(), true,
+                java.nio.charset.StandardCharsets.UTF_8)).execute("--seconds", "0")).as("refused").isEqualTo(2);
+    }
+
+    @Test
     @DisplayName("B1 resume: a whole pack over the realistic archive and a live session, by a query and by the latest turn, on both indexes")
     void resumePacksTheSession() {
         ResumeBenchmark benchmark = new ResumeBenchmark();

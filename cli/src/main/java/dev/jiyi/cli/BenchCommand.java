@@ -61,6 +61,9 @@ final class BenchCommand implements Callable<Integer> {
         HITS("[--sizes N,N] [--queries N] [--out DIR]",
                 "What fast recall's searches visit and collect per recall, by index and query kind, on the realistic"
                         + " archive (counts, not times): a table, and a chart with --out."),
+        TAIL("[--size N] [--index fts5|lucene] [--kind KIND] [--seconds S]",
+                "Fast recall's slow calls split by cause (a collection, the first recall after an ingest, or"
+                        + " neither), alone and beside a writer in the same process, with the writer's write times."),
         JMH("[BENCHMARK] [JMH options]",
                 "The JMH benchmarks (FastRecallBenchmark on the realistic archive, UniformRecallBenchmark,"
                         + " SemanticRecallBenchmark, IngestBenchmark, DeleteBenchmark, ResumeBenchmark) at 10k, 100k"

@@ -1,0 +1,183 @@
+package dev.jiyi.bench;
+
+import dev.jiyi.bench.ZipfCorpus.QueryKind;
+import dev.jiyi.engine.Jiyi;
+import dev.jiyi.ranking.Recall;
+import dev.jiyi.ranking.RecallConfig;
+import dev.jiyi.ranking.RecallRequest;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintStream;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * Where whole fast recall's tail comes from: {@code ./jiyi bench tail}. On a copy of the realistic
+ * archive it runs recalls back to back for {@code --seconds}, first alone, then beside a writer that
+ * ingests a turn and its memory each second through the same authority (as
+ * {@link FastRecallBenchmark}'s background ingest, and a host's capture in an MCP server, do). Each
+ * call is marked if a garbage collection ran during it and if it was the first after an ingest, and
+ * the calls at or over the p99 are split by those marks; the writer's own write times are printed
+ * beside them. Calls that are neither waited for something else: in one process, the writer's
+ * transaction.
+ */
+@Command(name = "tail", mixinStandardHelpOptions = true,
+        description = "Splits fast recall's slow calls by cause: a collection, the first recall after an ingest, or neither.")
+public final class TailHarness implements Callable<Integer> {
+
+    @Option(names = "--size", paramLabel = "N", defaultValue = "1000000",
+            description = "Archive size in turns (default: ${DEFAULT-VALUE}).")
+    int size;
+
+    @Option(names = "--index", paramLabel = "fts5|lucene", defaultValue = "lucene",
+            description = "The index recall searches (default: ${DEFAULT-VALUE}).")
+    String index;
+
+    @Option(names = "--kind", paramLabel = "KIND", defaultValue = "KNOWN_ITEM",
+            description = "The query kind: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+    QueryKind kind;
+
+    @Option(names = "--seconds", paramLabel = "S", defaultValue = "30",
+            description = "Seconds of recalls in each phase (default: ${DEFAULT-VALUE}).")
+    int seconds;
+
+    @Option(names = "--warmup", paramLabel = "N", defaultValue = "600",
+            description = "Unmeasured recalls first (default: ${DEFAULT-VALUE}).")
+    int warmup;
+
+    private final PrintStream out;
+
+    public TailHarness(PrintStream out) {
+        this.out = out;
+    }
+
+    public static CommandLine command(PrintStream out) {
+        return new CommandLine(new TailHarness(out)).setCaseInsensitiveEnumValuesAllowed(true);
+    }
+
+    /** One phase's calls: durations in nanoseconds, and the marks of each. */
+    record Phase(String name, long[] nanos, boolean[] collected, boolean[] afterIngest, long[] eventWrites,
+                 long[] memoryWrites) {
+
+        long percentile(double p) {
+            long[] sorted = nanos.clone();
+            Arrays.sort(sorted);
+            return IngestHarness.percentile(sorted, p);
+        }
+
+        /** The calls at or over the p99: all of them, during a collection, first after an ingest, neither. */
+        int[] slow() {
+            long p99 = percentile(99);
+            int[] split = new int[4];
+            for (int i = 0; i < nanos.length; i++) {
+                if (nanos[i] >= p99) {
+                    split[0]++;
+                    split[collected[i] ? 1 : afterIngest[i] ? 2 : 3]++;
+                }
+            }
+            return split;
+        }
+    }
+
+    @Override
+    public Integer call() {
+        if (size < 2 || seconds < 1 || warmup < 0 || !List.of("fts5", "lucene").contains(index)) {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                    "--size must be at least 2, --seconds at least 1, --warmup at least 0, --index fts5 or lucene");
+        }
+        out.printf(Locale.ROOT, "jiyi tail harness: %,d turns, %s, %s queries, %d s a phase; load average %s%n", size,
+                index, kind.name().toLowerCase(Locale.ROOT), seconds, IngestHarness.loadAverage());
+        for (Phase p : run(size, index, kind, seconds, warmup)) {
+            print(p);
+        }
+        out.println("load average at end: " + IngestHarness.loadAverage());
+        return 0;
+    }
+
+    /** Both phases on one copy of the archive: recalls alone, then beside a writer. */
+    static List<Phase> run(int size, String index, QueryKind kind, int seconds, int warmup) {
+        CachedArchive archive = JmhArchives.openZipf(size);
+        try (ScratchHome home = JmhArchives.copy(archive, "tail"); Jiyi jiyi = Jiyi.open(home.home())) {
+            ZipfCorpus corpus = new ZipfCorpus(ChatCorpus.DEFAULT_SEED, size);
+            Recall recall = jiyi.recall(index, RecallConfig.DEFAULT, Clock.systemUTC());
+            List<RecallRequest> requests = FastRecallBenchmark.requests(corpus, kind, FastRecallBenchmark.QUERIES);
+            for (int i = 0; i < warmup; i++) {
+                recall.recall(requests.get(i % requests.size()));
+            }
+            List<Phase> phases = new ArrayList<>();
+            phases.add(phase("alone", recall, requests, seconds, null));
+            try (BackgroundIngest writer = new BackgroundIngest(jiyi.authority(), corpus, FastRecallBenchmark.INGEST_PERIOD)) {
+                phases.add(phase("beside a writer", recall, requests, seconds, writer));
+            }
+            return phases;
+        }
+    }
+
+    private static Phase phase(String name, Recall recall, List<RecallRequest> requests, int seconds,
+                               BackgroundIngest writer) {
+        List<long[]> calls = new ArrayList<>();
+        long end = System.nanoTime() + seconds * 1_000_000_000L;
+        long seen = writer == null ? 0 : writer.submitted();
+        for (int i = 0; System.nanoTime() < end; i++) {
+            long submitted = writer == null ? 0 : writer.submitted();
+            long gcBefore = collections();
+            long start = System.nanoTime();
+            recall.recall(requests.get(i % requests.size()));
+            long took = System.nanoTime() - start;
+            calls.add(new long[] {took, collections() != gcBefore ? 1 : 0, submitted != seen ? 1 : 0});
+            seen = submitted;
+        }
+        int n = calls.size();
+        long[] nanos = new long[n];
+        boolean[] collected = new boolean[n];
+        boolean[] after = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            nanos[i] = calls.get(i)[0];
+            collected[i] = calls.get(i)[1] == 1;
+            after[i] = calls.get(i)[2] == 1;
+        }
+        return new Phase(name, nanos, collected, after, writer == null ? new long[0] : writer.writeTimes(0),
+                writer == null ? new long[0] : writer.writeTimes(1));
+    }
+
+    private static long collections() {
+        long n = 0;
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            n += Math.max(0, gc.getCollectionCount());
+        }
+        return n;
+    }
+
+    private void print(Phase p) {
+        int[] slow = p.slow();
+        int collected = 0;
+        int after = 0;
+        for (int i = 0; i < p.nanos().length; i++) {
+            collected += p.collected()[i] ? 1 : 0;
+            after += p.afterIngest()[i] ? 1 : 0;
+        }
+        out.printf(Locale.ROOT, "%n%s: %d recalls, p50 %.2f p90 %.2f p99 %.2f p99.9 %.2f max %.2f ms%n", p.name(),
+                p.nanos().length, p.percentile(50) / 1e6, p.percentile(90) / 1e6, p.percentile(99) / 1e6,
+                p.percentile(99.9) / 1e6, p.percentile(100) / 1e6);
+        out.printf(Locale.ROOT, "  %d during a collection, %d first after an ingest; at or over the p99: %d, of them "
+                + "%d during a collection, %d first after an ingest, %d neither%n", collected, after, slow[0], slow[1],
+                slow[2], slow[3]);
+        for (int w = 0; w < 2; w++) {
+            long[] times = w == 0 ? p.eventWrites() : p.memoryWrites();
+            if (times.length > 0) {
+                out.printf(Locale.ROOT, "  writer's %s writes: %d, p50 %.2f p90 %.2f max %.2f ms%n", w == 0 ? "event" : "memory",
+                        times.length, IngestHarness.percentile(times, 50) / 1e6, IngestHarness.percentile(times, 90) / 1e6,
+                        times[times.length - 1] / 1e6);
+            }
+        }
+    }
+}
