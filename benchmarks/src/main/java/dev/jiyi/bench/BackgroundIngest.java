@@ -48,9 +48,15 @@ final class BackgroundIngest implements AutoCloseable {
         return submitted.get();
     }
 
-    /** The event writes' ({@code 0}) or the memory writes' ({@code 1}) times so far, sorted, in nanoseconds. */
-    long[] writeTimes(int which) {
-        return writes.stream().mapToLong(w -> w[which]).sorted().toArray();
+    /**
+     * The times of the writes so far, in nanoseconds, sorted: the events' ({@code [0]}) and their
+     * memories' ({@code [1]}), of the same turns (one snapshot of both).
+     */
+    long[][] writeTimes() {
+        List<long[]> now = List.copyOf(writes);
+        return new long[][] {
+            now.stream().mapToLong(w -> w[0]).sorted().toArray(),
+            now.stream().mapToLong(w -> w[1]).sorted().toArray()};
     }
 
     @Override

@@ -145,8 +145,8 @@ public final class TailHarness implements Callable<Integer> {
             collected[i] = calls.get(i)[1] == 1;
             after[i] = calls.get(i)[2] == 1;
         }
-        return new Phase(name, nanos, collected, after, writer == null ? new long[0] : writer.writeTimes(0),
-                writer == null ? new long[0] : writer.writeTimes(1));
+        long[][] writes = writer == null ? new long[][] {new long[0], new long[0]} : writer.writeTimes();
+        return new Phase(name, nanos, collected, after, writes[0], writes[1]);
     }
 
     private static long collections() {
