@@ -27,6 +27,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 
 /**
  * What whole fast recall's lexical searches do, per recall, on the realistic archive that
@@ -52,7 +53,7 @@ public final class SearchWorkHarness implements Callable<Integer> {
     int queries;
 
     @Option(names = "--out", paramLabel = "DIR",
-            description = "Also write search-work.md and search-work.png (visited hits per recall) there.")
+            description = "Also write search-work.md, and charts of the hits visited and collected per recall, there.")
     Path outDir;
 
     private final PrintStream out;
@@ -93,8 +94,9 @@ public final class SearchWorkHarness implements Callable<Integer> {
         if (outDir != null) {
             Files.createDirectories(outDir);
             Files.writeString(outDir.resolve("search-work.md"), table, StandardCharsets.UTF_8);
-            chart(outDir.resolve("search-work.png"), rows);
-            out.println("wrote " + outDir.resolve("search-work.md") + " and search-work.png");
+            chart(outDir.resolve("search-work.png"), rows, "visited", Work::visited);
+            chart(outDir.resolve("search-work-collected.png"), rows, "collected", Work::collected);
+            out.println("wrote " + outDir.resolve("search-work.md") + ", search-work.png and search-work-collected.png");
         }
         return 0;
     }
@@ -173,14 +175,16 @@ public final class SearchWorkHarness implements Callable<Integer> {
         }
     }
 
-    private static void chart(Path png, Map<String, Map<Integer, Work>> rows) throws IOException {
+    /** Hits {@code what} ({@code visited} or {@code collected}) per recall against archive size, log scales. */
+    private static void chart(Path png, Map<String, Map<Integer, Work>> rows, String what, ToDoubleFunction<Work> hits)
+            throws IOException {
         List<Charts.Series> series = new ArrayList<>();
         for (Map.Entry<String, Map<Integer, Work>> row : rows.entrySet()) {
             double[] x = row.getValue().keySet().stream().mapToDouble(Integer::doubleValue).toArray();
-            double[] y = row.getValue().values().stream().mapToDouble(w -> Math.max(1, w.visited())).toArray();
+            double[] y = row.getValue().values().stream().mapToDouble(w -> Math.max(1, hits.applyAsDouble(w))).toArray();
             series.add(new Charts.Series(row.getKey(), x, y));
         }
-        Charts.line(png, "Hits visited per fast recall (realistic archive)", "archive size (turns, log scale)",
-                "hits visited per recall (log scale)", true, series);
+        Charts.line(png, "Hits " + what + " per fast recall (realistic archive)", "archive size (turns, log scale)",
+                "hits " + what + " per recall (log scale)", true, series);
     }
 }

@@ -209,6 +209,7 @@ class JmhBenchmarksTest {
                 .contains("by search: memories / events / evidence");
         assertThat(out.resolve("search-work.md")).exists();
         assertThat(out.resolve("search-work.png")).isNotEmptyFile();
+        assertThat(out.resolve("search-work-collected.png")).isNotEmptyFile();
         assertThat(SearchWorkHarness.command(new java.io.PrintStream(text, true, java.nio.charset.StandardCharsets.UTF_8))
                 .execute("--queries", "0")).as("refused").isEqualTo(2);
     }

@@ -22,8 +22,8 @@ import java.util.function.ToDoubleFunction;
  * docs/benchmarks.md shows: a Markdown table per benchmark class, one row per method and parameter
  * set other than {@code size}, a column per archive size (mean, p50 and p99 in the run's unit, for
  * sample-time runs) and the growth of the mean from the smallest size to the largest; and PNGs of the
- * means and, for sample-time runs, the p99 of single calls against archive size (log scales), one
- * line per row.
+ * means and, for sample-time runs, the p50 and p99 of single calls against archive size (log
+ * scales), one line per row.
  *
  * <pre>./jiyi bench jmh-report RESULTS.json OUT_DIR</pre>
  */
@@ -80,6 +80,7 @@ public final class JmhReport {
             out.print(table);
             Files.writeString(dir.resolve("jmh-" + c.getKey() + ".md"), table, StandardCharsets.UTF_8);
             chart(dir.resolve("jmh-" + c.getKey() + ".png"), c.getKey(), c.getValue(), "mean", Point::mean);
+            chart(dir.resolve("jmh-" + c.getKey() + "-p50.png"), c.getKey(), c.getValue(), "p50", Point::p50);
             chart(dir.resolve("jmh-" + c.getKey() + "-p99.png"), c.getKey(), c.getValue(), "p99", Point::p99);
         }
     }
@@ -127,7 +128,7 @@ public final class JmhReport {
     }
 
     /**
-     * A chart of one figure of each row ({@code mean}, or {@code p99} of single calls) against archive
+     * A chart of one figure of each row ({@code mean}, or {@code p50} or {@code p99} of single calls) against archive
      * size; none when no row has that figure at two sizes.
      */
     private static void chart(Path png, String type, Map<String, Map<Integer, Point>> rows, String figure,

@@ -28,7 +28,7 @@ class JmhReportTest {
     }
 
     @Test
-    @DisplayName("B1 JMH results become a table per class with sizes as columns and the growth of the mean, and log-scale charts of the mean and the p99")
+    @DisplayName("B1 JMH results become a table per class with sizes as columns and the growth of the mean, and log-scale charts of the mean, the p50 and the p99")
     void tableAndChart(@TempDir Path dir) throws IOException {
         Path json = dir.resolve("fast.json");
         Files.writeString(json, "[" + String.join(",",
@@ -60,7 +60,10 @@ class JmhReportTest {
         BufferedImage png = ImageIO.read(dir.resolve("out/jmh-FastRecallBenchmark.png").toFile());
         assertThat(png.getWidth()).isGreaterThan(400);
         // Sample time has the p99 of single calls, so it gets a chart of its own; throughput does not.
-        assertThat(ImageIO.read(dir.resolve("out/jmh-FastRecallBenchmark-p99.png").toFile()).getWidth()).isGreaterThan(400);
-        assertThat(dir.resolve("out/jmh-IngestBenchmark-p99.png")).doesNotExist();
+        for (String figure : java.util.List.of("p50", "p99")) {
+            assertThat(ImageIO.read(dir.resolve("out/jmh-FastRecallBenchmark-" + figure + ".png").toFile()).getWidth())
+                    .isGreaterThan(400);
+            assertThat(dir.resolve("out/jmh-IngestBenchmark-" + figure + ".png")).doesNotExist();
+        }
     }
 }
