@@ -13,7 +13,7 @@ import dev.jiyi.authority.MemoryDraft;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.engine.Home;
 import dev.jiyi.engine.Jiyi;
-import dev.jiyi.fts5.Fts5Index;
+import dev.jiyi.fts5.Fts5Segments;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -121,12 +121,12 @@ public final class DeletionHarness implements Callable<Integer> {
             java.util.Collections.shuffle(targets, random);
             int merges = 0;
             for (int i = 0; i < k; i++) {
-                Fts5Index.Segments before = jiyi.authority().read(Fts5Index::segments);
+                Fts5Segments before = jiyi.authority().read(Fts5Segments::of);
                 long t = System.nanoTime();
                 Deletion d = jiyi.authority().deleteEvent(Scope.DEFAULT, targets.get(i));
                 each[i] = System.nanoTime() - t;
                 removed += d.eventIds().size() + d.memoryIds().size();
-                Fts5Index.Segments after = jiyi.authority().read(Fts5Index::segments);
+                Fts5Segments after = jiyi.authority().read(Fts5Segments::of);
                 // the page-key check merged a table to purge a trace
                 if (before.events() > 1 && after.events() == 1) {
                     merges++;

@@ -469,26 +469,6 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         return out;
     }
 
-    /** How many b-tree segments each FTS5 table has: what a merge brings down to one. */
-    public record Segments(int events, int memories) {
-    }
-
-    /** The segments of both tables now (a diagnostic for benchmarks; reads only the key tables). */
-    public static Segments segments(Snapshot snapshot) {
-        try {
-            int[] out = new int[2];
-            String[] tables = {"events_fts_idx", "memories_fts_idx"};
-            for (int i = 0; i < 2; i++) {
-                try (ResultSet rs = snapshot.sql().prepare("SELECT count(DISTINCT segid) FROM " + tables[i]).executeQuery()) {
-                    out[i] = rs.next() ? rs.getInt(1) : 0;
-                }
-            }
-            return new Segments(out[0], out[1]);
-        } catch (SQLException e) {
-            throw new StorageException("counting FTS5 segments", e);
-        }
-    }
-
     /**
      * BM25 of the text column's terms (k1 1.2, b 0.75: the table's rank; a row's length counts its one
      * scope token too); FTS5's is negative, so it is negated. Equal scores go to the newer row: of two versions of the same text (a fact timeline), the later one is the one more
