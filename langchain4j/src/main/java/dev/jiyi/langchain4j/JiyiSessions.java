@@ -18,10 +18,15 @@ public final class JiyiSessions {
     private JiyiSessions() {
     }
 
+    /** What every session of a LangChain4j conversation starts with. */
+    public static final String PREFIX = "langchain4j:";
+
     /**
-     * The session a LangChain4j conversation is in jiyi: its memory ID as text when that is a valid
-     * jiyi ID (no whitespace, at most 200 characters), else {@code conversation-} and 32 hex digits
-     * of its SHA-256, so every memory ID maps to one session and the same one every time.
+     * The session a LangChain4j conversation is in jiyi: {@value #PREFIX} and its memory ID as text
+     * when that makes a valid jiyi ID (no whitespace, at most 200 characters in all), else
+     * {@value #PREFIX} and 32 hex digits of the memory ID's SHA-256. Every memory ID maps to one
+     * session, the same one every time, and never to a session the command line or another host
+     * writes (such as {@code default}), so forgetting a conversation can only reach its own turns.
      */
     public static String of(Object memoryId) {
         if (memoryId == null) {
@@ -32,15 +37,19 @@ public final class JiyiSessions {
             throw new IllegalArgumentException("memoryId: must not be blank");
         }
         try {
-            return Ids.check("session", text);
+            return Ids.check("session", PREFIX + text);
         } catch (InvalidInputException notAnId) {
-            try {
-                byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-                return "conversation-" + HexFormat.of().formatHex(digest, 0, 16);
-            } catch (NoSuchAlgorithmException e) {
-                throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-            }
+            return PREFIX + hash(text);
         }
     }
 
+    /** 32 hex digits of the SHA-256 of {@code text} in UTF-8. */
+    static String hash(String text) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, 16);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
 }

@@ -74,8 +74,13 @@ final class Memory implements AutoCloseable {
         try {
             return work.get();
         } catch (InvalidInputException e) {
-            throw new IllegalArgumentException(e.getMessage(), e);
+            throw refused(e);
         }
+    }
+
+    /** jiyi's refusal of a value as LangChain4j's: an {@link IllegalArgumentException} with the same field and rule. */
+    static IllegalArgumentException refused(InvalidInputException e) {
+        return new IllegalArgumentException(e.getMessage(), e);
     }
 
     @Override

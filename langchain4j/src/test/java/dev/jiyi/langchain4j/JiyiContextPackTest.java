@@ -31,6 +31,8 @@ class JiyiContextPackTest {
 
     private static final Scope SCOPE = new Scope("小明", "travel");
     private static final Instant AT = Instant.parse("2026-11-28T10:00:00Z");
+    /** The session of the conversation whose memory ID is {@code trip}. */
+    private static final String TRIP = JiyiSessions.of("trip");
 
     @TempDir
     Path home;
@@ -45,13 +47,13 @@ class JiyiContextPackTest {
                 .systemMessageProvider(resume).build();
     }
 
-    /** A trip being planned in session {@code trip}: two turns and a checkpoint covering them. */
+    /** A trip being planned in conversation {@code trip}: two turns and a checkpoint covering them. */
     private static void planTrip(Jiyi jiyi) {
         jiyi.submit(new EventSubmission("trip-1", SCOPE, Role.USER, "下个月去成都玩五天，预算五千元 budget 5000 CNY", "test", null,
-                "trip", AT));
+                TRIP, AT));
         long covered = jiyi.submit(new EventSubmission("trip-2", SCOPE, Role.ASSISTANT,
-                "好的，先订 Chengdu 的酒店，再看熊猫基地的门票。", "test", null, "trip", AT.plusSeconds(60))).event().sequence();
-        jiyi.authority().saveCheckpoint(SCOPE, new CheckpointDraft("trip", "规划成都五日游 plan the Chengdu trip",
+                "好的，先订 Chengdu 的酒店，再看熊猫基地的门票。", "test", null, TRIP, AT.plusSeconds(60))).event().sequence();
+        jiyi.authority().saveCheckpoint(SCOPE, new CheckpointDraft(TRIP, "规划成都五日游 plan the Chengdu trip",
                 List.of("定了预算五千元"), List.of("酒店还没订"), List.of("不坐红眼航班"), "订酒店", covered));
     }
 
@@ -114,14 +116,16 @@ class JiyiContextPackTest {
     }
 
     @Test
-    @DisplayName("a memory ID that is not a jiyi ID maps to one session, the same every time; a valid one is itself")
+    @DisplayName("a memory ID maps to one session of its own, the same every time: itself behind langchain4j: when that is a "
+            + "jiyi ID, else a hash")
     void sessions() {
-        assertThat(JiyiSessions.of("trip")).isEqualTo("trip");
-        assertThat(JiyiSessions.of(42)).isEqualTo("42");
+        assertThat(JiyiSessions.of("trip")).isEqualTo("langchain4j:trip");
+        assertThat(JiyiSessions.of(42)).isEqualTo("langchain4j:42");
+        assertThat(JiyiSessions.of("default")).as("never the command line's default session").isEqualTo("langchain4j:default");
         String spaced = JiyiSessions.of("user 42 的对话");
-        assertThat(spaced).matches("conversation-[0-9a-f]{32}").isEqualTo(JiyiSessions.of("user 42 的对话"))
+        assertThat(spaced).matches("langchain4j:[0-9a-f]{32}").isEqualTo(JiyiSessions.of("user 42 的对话"))
                 .isNotEqualTo(JiyiSessions.of("user 43 的对话"));
-        assertThat(JiyiSessions.of("x".repeat(201))).startsWith("conversation-");
+        assertThat(JiyiSessions.of("x".repeat(190))).matches("langchain4j:[0-9a-f]{32}");
         assertThatThrownBy(() -> JiyiSessions.of(" ")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("memoryId");
     }

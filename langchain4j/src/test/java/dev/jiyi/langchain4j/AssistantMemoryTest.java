@@ -1,0 +1,81 @@
+package dev.jiyi.langchain4j;
+
+import dev.jiyi.engine.Jiyi;
+
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.memory.chat.MessageWindowChatMemory;
+import dev.langchain4j.service.AiServices;
+import dev.langchain4j.service.MemoryId;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The whole of jiyi in a LangChain4j assistant, as docs/integrations.md shows it: the store as every
+ * conversation's chat memory, the retriever recalling what earlier conversations said, and forget.
+ */
+class AssistantMemoryTest {
+
+    @TempDir
+    Path home;
+
+    interface Assistant {
+        String chat(@MemoryId String conversation, @dev.langchain4j.service.UserMessage String message);
+    }
+
+    private static Assistant assistant(RecordingChatModel model, JiyiChatMemoryStore store, JiyiContentRetriever memory) {
+        return AiServices.builder(Assistant.class)
+                .chatModel(model)
+                .chatMemoryProvider(id -> MessageWindowChatMemory.builder().id(id).maxMessages(6).chatMemoryStore(store).build())
+                .contentRetriever(memory)
+                .build();
+    }
+
+    @Test
+    @DisplayName("R7 D1 said in one conversation (我住在上海 / I live in Shanghai), answered from in the next, kept "
+            + "across a restart, and gone from the prompt and every file of the home once the conversation is forgotten")
+    void remembersThenForgets() throws IOException {
+        RecordingChatModel model = new RecordingChatModel();
+        try (Jiyi jiyi = Jiyi.open(home);
+             JiyiChatMemoryStore store = new JiyiChatMemoryStore(jiyi, "default", "default");
+             JiyiContentRetriever memory = JiyiContentRetriever.builder().engine(jiyi).index("lucene").build()) {
+            Assistant assistant = assistant(model, store, memory);
+            assistant.chat("monday", "我住在上海，楼下有家 Quokkaville 咖啡店。");
+            assistant.chat("monday", "Also, I live in Shanghai near the Bund.");
+            for (int i = 0; i < 4; i++) {
+                assistant.chat("monday", "第 " + i + " 个无关的问题 unrelated question " + i);
+            }
+            assertThat(store.getMessages("monday")).as("the window holds the last six messages").hasSize(6)
+                    .doesNotContain(UserMessage.from("我住在上海，楼下有家 Quokkaville 咖啡店。"));
+        }
+        try (Jiyi jiyi = Jiyi.open(home);
+             JiyiChatMemoryStore store = new JiyiChatMemoryStore(jiyi, "default", "default");
+             JiyiContentRetriever memory = JiyiContentRetriever.builder().engine(jiyi).index("lucene").build()) {
+            assertThat(store.getMessages("monday")).as("the window survives a restart").hasSize(6)
+                    .endsWith(AiMessage.from("好的 / OK"));
+            Assistant assistant = assistant(model, store, memory);
+            assistant.chat("tuesday", "我住在哪里？");
+            assertThat(model.lastUserText()).contains("我住在上海");
+            assistant.chat("wednesday", "Where do I live?");
+            assertThat(model.lastUserText()).contains("I live in Shanghai");
+
+            assertThat(store.forget("monday")).isEqualTo(12);
+            assistant.chat("thursday", "我住在哪里？ Where do I live?");
+            assertThat(model.lastUserText()).doesNotContain("上海").doesNotContain("Shanghai");
+            assertThat(store.getMessages("monday")).isEmpty();
+            assertThat(store.getMessages("tuesday")).as("other conversations keep their windows")
+                    .contains(UserMessage.from("我住在哪里？"));
+        }
+        for (String trace : List.of("我住在上海", "Quokkaville", "quokkaville", "near the Bund")) {
+            assertThat(JiyiContentRetrieverTest.filesContaining(home, trace)).as("D1 '%s'", trace).isEmpty();
+        }
+    }
+}
