@@ -2,11 +2,8 @@ package dev.jiyi.langchain4j;
 
 import dev.jiyi.authority.Ids;
 import dev.jiyi.authority.InvalidInputException;
+import dev.jiyi.engine.ChatWindows;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 
 /**
  * Which jiyi session a LangChain4j conversation is: the session its turns are kept in, its
@@ -39,17 +36,8 @@ public final class JiyiSessions {
         try {
             return Ids.check("session", PREFIX + text);
         } catch (InvalidInputException notAnId) {
-            return PREFIX + hash(text);
+            return PREFIX + ChatWindows.hash(text);
         }
     }
 
-    /** 32 hex digits of the SHA-256 of {@code text} in UTF-8. */
-    static String hash(String text) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(digest, 0, 16);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-        }
-    }
 }

@@ -207,7 +207,7 @@ class JiyiChatMemoryStoreTest {
     void crashBetweenTurnsAndWindow() throws IOException {
         List<ChatMessage> first = conversation(10, 3L);
         store.updateMessages("c-1", first);
-        Path dir = home.resolve("langchain4j");
+        Path dir = home.resolve("windows").resolve("langchain4j");
         List<Path> windows;
         try (Stream<Path> files = Files.list(dir)) {
             windows = files.filter(f -> f.toString().endsWith(".json")).toList();
