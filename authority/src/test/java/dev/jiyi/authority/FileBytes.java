@@ -28,6 +28,20 @@ public final class FileBytes {
         return false;
     }
 
+    /** Every file under {@code dir}, at any depth, whose bytes contain {@code text} in UTF-8, relative to it. */
+    public static List<String> filesContaining(Path dir, String text) throws IOException {
+        byte[] needle = text.getBytes(StandardCharsets.UTF_8);
+        List<String> found = new ArrayList<>();
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path f : files.filter(Files::isRegularFile).sorted().toList()) {
+                if (contains(Files.readAllBytes(f), needle)) {
+                    found.add(dir.relativize(f).toString());
+                }
+            }
+        }
+        return found;
+    }
+
     /**
      * The database files in {@code dir} ({@code jiyi.db} and its {@code -wal}, {@code -shm}) whose
      * bytes contain {@code text} in UTF-8, by file name.

@@ -104,12 +104,13 @@ public final class ChatWindows {
     /**
      * A conversation's window.
      *
-     * @param captured how many turns the conversation has captured: the place of the next one
-     * @param entries  the window, in order
-     * @param ended    turns of windows ended by {@link ChatWindows#end}, recognised if handed back
+     * @param conversation the framework's name of the conversation, as it was given (null before the first store)
+     * @param captured     how many turns the conversation has captured: the place of the next one
+     * @param entries      the window, in order
+     * @param ended        turns of windows ended by {@link ChatWindows#end}, recognised if handed back
      */
-    record Window(long captured, List<Entry> entries, List<Entry> ended) {
-        static final Window EMPTY = new Window(0, List.of(), List.of());
+    record Window(String conversation, long captured, List<Entry> entries, List<Entry> ended) {
+        static final Window EMPTY = new Window(null, 0, List.of(), List.of());
 
         Window {
             entries = List.copyOf(entries);
@@ -155,7 +156,7 @@ public final class ChatWindows {
      * refused ({@link dev.jiyi.authority.InvalidInputException}) and nothing changes. A blank turn
      * is nothing said and is left out.
      */
-    public void store(String session, List<Message> messages) {
+    public void store(String session, String conversation, List<Message> messages) {
         update(session, window -> {
             List<Turn> turns = new ArrayList<>(messages.size());
             Alignment current = new Alignment(window.entries());
@@ -186,7 +187,39 @@ public final class ChatWindows {
                     throw stored.error();
                 }
             }
-            return new Window(captured, entries, ended);
+            return new Window(conversation, captured, entries, ended);
+        });
+    }
+
+    /**
+     * Adds {@code messages} to the end of the session's window and captures the turns among them
+     * (an advisor's exchange: the request and its reply).
+     */
+    public void append(String session, String conversation, List<Message> messages) {
+        List<Message> longer = new ArrayList<>(read(session));
+        longer.addAll(messages);
+        store(session, conversation, longer);
+    }
+
+    /** The names of the conversations of this scope whose windows hold messages, in no particular order. */
+    public List<String> conversations() {
+        return locked(() -> {
+            List<String> out = new ArrayList<>();
+            try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+                for (Path f : files.filter(f -> f.getFileName().toString().endsWith(".json")).sorted().toList()) {
+                    JsonNode root = Output.mapper().readTree(Files.readAllBytes(f));
+                    if (root.has("conversation") && root.get("entries").size() > 0
+                            && scope.personaId().equals(root.get("persona").asString())
+                            && scope.projectId().equals(root.get("project").asString())) {
+                        out.add(root.get("conversation").asString());
+                    }
+                }
+            } catch (NoSuchFileException none) {
+                return out;
+            } catch (IOException e) {
+                throw new UncheckedIOException("listing chat windows", e);
+            }
+            return out;
         });
     }
 
@@ -199,7 +232,7 @@ public final class ChatWindows {
                     ended.add(e);
                 }
             }
-            return new Window(window.captured(), List.of(), newest(ended));
+            return new Window(window.conversation(), window.captured(), List.of(), newest(ended));
         });
     }
 
@@ -230,6 +263,22 @@ public final class ChatWindows {
             return null;
         });
         return deleted[0];
+    }
+
+    /**
+     * The session of a framework's conversation: {@code prefix} (the framework's, such as
+     * {@code langchain4j:}) and the conversation's name when that makes a valid jiyi ID (no
+     * whitespace, at most 200 characters in all), else the prefix and 32 hex digits of the name's
+     * SHA-256. Every name maps to one session, the same one every time, and never to a session the
+     * command line or another host writes (such as {@code default}), so forgetting a conversation
+     * can only reach its own turns.
+     */
+    public static String session(String prefix, String conversation) {
+        try {
+            return dev.jiyi.authority.Ids.check("session", prefix + conversation);
+        } catch (dev.jiyi.authority.InvalidInputException notAnId) {
+            return prefix + hash(conversation);
+        }
     }
 
     /** 32 hex digits of the SHA-256 of {@code text} in UTF-8: names of windows, parts of event IDs, sessions. */
@@ -382,7 +431,8 @@ public final class ChatWindows {
             throw new UncheckedIOException("reading a chat window", e);
         }
         JsonNode root = Output.mapper().readTree(bytes);
-        return new Window(root.get("captured").asLong(), entries(root.get("entries")), entries(root.get("ended")));
+        return new Window(root.has("conversation") ? root.get("conversation").asString() : null, root.get("captured").asLong(),
+                entries(root.get("entries")), entries(root.get("ended")));
     }
 
     private static List<Entry> entries(JsonNode array) {
@@ -394,9 +444,14 @@ public final class ChatWindows {
         return out;
     }
 
-    private static void save(Path file, Window window) {
+    private void save(Path file, Window window) {
         ObjectNode root = Output.mapper().createObjectNode();
         root.put("format", 1);
+        root.put("persona", scope.personaId());
+        root.put("project", scope.projectId());
+        if (window.conversation() != null) {
+            root.put("conversation", window.conversation());
+        }
         root.put("captured", window.captured());
         write(root.putArray("entries"), window.entries());
         write(root.putArray("ended"), window.ended());

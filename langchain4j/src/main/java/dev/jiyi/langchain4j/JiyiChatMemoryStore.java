@@ -107,7 +107,7 @@ public final class JiyiChatMemoryStore implements ChatMemoryStore, AutoCloseable
                     : ChatWindows.Message.turn(m instanceof UserMessage ? Role.USER : Role.ASSISTANT, text));
         }
         refused(() -> {
-            windows.store(session, window);
+            windows.store(session, memoryId.toString(), window);
             return null;
         });
     }

@@ -1,8 +1,6 @@
 package dev.jiyi.langchain4j;
 
-import dev.jiyi.engine.Jiyi;
 import dev.jiyi.engine.Views;
-import dev.jiyi.ranking.RecallMode;
 import dev.jiyi.ranking.RecallRequest;
 import dev.jiyi.ranking.RecalledItem;
 
@@ -149,52 +147,15 @@ public final class JiyiContentRetriever implements ContentRetriever, AutoCloseab
     }
 
     /** Where the retriever recalls from and how. A home or an engine is required. */
-    public static final class Builder {
-        private Path home;
-        private Jiyi engine;
-        private String persona;
-        private String project;
-        private String index;
-        private RecallMode mode;
+    public static final class Builder extends MemorySettings<Builder> {
         private int maxResults = DEFAULT_MAX_RESULTS;
         private int dialogueTurns = DEFAULT_DIALOGUE_TURNS;
 
         private Builder() {
         }
 
-        /** The jiyi home to open (and close with the retriever). */
-        public Builder home(Path home) {
-            this.home = home;
-            return this;
-        }
-
-        /** An engine opened elsewhere and shared (the retriever never closes it). */
-        public Builder engine(Jiyi engine) {
-            this.engine = engine;
-            return this;
-        }
-
-        /** The persona whose memories are recalled ({@code default} unless set). */
-        public Builder persona(String persona) {
-            this.persona = persona;
-            return this;
-        }
-
-        /** The project whose memories are recalled ({@code default} unless set). */
-        public Builder project(String project) {
-            this.project = project;
-            return this;
-        }
-
-        /** {@code fts5} or {@code lucene}; unset, the home's {@code recall.index} (FTS5 unless configured). */
-        public Builder index(String index) {
-            this.index = index;
-            return this;
-        }
-
-        /** Fast (lexical, the default), semantic or deep recall. */
-        public Builder mode(RecallMode mode) {
-            this.mode = mode;
+        @Override
+        Builder self() {
             return this;
         }
 
@@ -220,7 +181,7 @@ public final class JiyiContentRetriever implements ContentRetriever, AutoCloseab
             if (dialogueTurns < 0 || dialogueTurns >= RecallRequest.MAX_TURNS) {
                 throw new IllegalArgumentException("dialogueTurns: must be between 0 and " + (RecallRequest.MAX_TURNS - 1));
             }
-            return new JiyiContentRetriever(Memory.of(home, engine, persona, project, index, mode), maxResults, dialogueTurns);
+            return new JiyiContentRetriever(memory(), maxResults, dialogueTurns);
         }
     }
 }

@@ -1,11 +1,8 @@
 package dev.jiyi.langchain4j;
 
-import dev.jiyi.engine.Jiyi;
 import dev.jiyi.pack.Pack;
 import dev.jiyi.pack.PackRequest;
-import dev.jiyi.ranking.RecallMode;
 
-import java.nio.file.Path;
 import java.util.function.Function;
 
 /**
@@ -73,13 +70,7 @@ public final class JiyiContextPack implements Function<Object, String>, AutoClos
     }
 
     /** Where the pack is made from and how big it may be. A home or an engine is required. */
-    public static final class Builder {
-        private Path home;
-        private Jiyi engine;
-        private String persona;
-        private String project;
-        private String index;
-        private RecallMode mode;
+    public static final class Builder extends MemorySettings<Builder> {
         private int budget = PackRequest.DEFAULT_BUDGET;
         private String model;
         private String preamble = DEFAULT_PREAMBLE;
@@ -87,39 +78,8 @@ public final class JiyiContextPack implements Function<Object, String>, AutoClos
         private Builder() {
         }
 
-        /** The jiyi home to open (and close with the pack). */
-        public Builder home(Path home) {
-            this.home = home;
-            return this;
-        }
-
-        /** An engine opened elsewhere and shared (the pack never closes it). */
-        public Builder engine(Jiyi engine) {
-            this.engine = engine;
-            return this;
-        }
-
-        /** The persona packed ({@code default} unless set). */
-        public Builder persona(String persona) {
-            this.persona = persona;
-            return this;
-        }
-
-        /** The project packed ({@code default} unless set). */
-        public Builder project(String project) {
-            this.project = project;
-            return this;
-        }
-
-        /** {@code fts5} or {@code lucene} for the pack's recall; unset, the home's {@code recall.index}. */
-        public Builder index(String index) {
-            this.index = index;
-            return this;
-        }
-
-        /** Fast (the default), semantic or deep recall for the pack's memories. */
-        public Builder mode(RecallMode mode) {
-            this.mode = mode;
+        @Override
+        Builder self() {
             return this;
         }
 
@@ -147,7 +107,7 @@ public final class JiyiContextPack implements Function<Object, String>, AutoClos
         public JiyiContextPack build() {
             // The request's own rules, checked now rather than at the first message.
             Memory.refused(() -> new PackRequest(dev.jiyi.authority.Scope.DEFAULT, budget, model, null, null, null));
-            return new JiyiContextPack(Memory.of(home, engine, persona, project, index, mode), budget, model, preamble);
+            return new JiyiContextPack(memory(), budget, model, preamble);
         }
     }
 }

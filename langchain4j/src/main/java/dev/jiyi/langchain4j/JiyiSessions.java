@@ -1,7 +1,5 @@
 package dev.jiyi.langchain4j;
 
-import dev.jiyi.authority.Ids;
-import dev.jiyi.authority.InvalidInputException;
 import dev.jiyi.engine.ChatWindows;
 
 
@@ -19,11 +17,8 @@ public final class JiyiSessions {
     public static final String PREFIX = "langchain4j:";
 
     /**
-     * The session a LangChain4j conversation is in jiyi: {@value #PREFIX} and its memory ID as text
-     * when that makes a valid jiyi ID (no whitespace, at most 200 characters in all), else
-     * {@value #PREFIX} and 32 hex digits of the memory ID's SHA-256. Every memory ID maps to one
-     * session, the same one every time, and never to a session the command line or another host
-     * writes (such as {@code default}), so forgetting a conversation can only reach its own turns.
+     * The session a LangChain4j conversation is in jiyi: {@value #PREFIX} and its memory ID as text,
+     * or a hash of it when that is not a valid jiyi ID ({@link ChatWindows#session}).
      */
     public static String of(Object memoryId) {
         if (memoryId == null) {
@@ -33,11 +28,7 @@ public final class JiyiSessions {
         if (text == null || text.isBlank()) {
             throw new IllegalArgumentException("memoryId: must not be blank");
         }
-        try {
-            return Ids.check("session", PREFIX + text);
-        } catch (InvalidInputException notAnId) {
-            return PREFIX + ChatWindows.hash(text);
-        }
+        return ChatWindows.session(PREFIX, text);
     }
 
 }

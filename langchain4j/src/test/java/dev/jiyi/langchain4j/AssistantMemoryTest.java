@@ -1,5 +1,6 @@
 package dev.jiyi.langchain4j;
 
+import dev.jiyi.authority.FileBytes;
 import dev.jiyi.engine.Jiyi;
 
 import dev.langchain4j.data.message.AiMessage;
@@ -75,7 +76,7 @@ class AssistantMemoryTest {
                     .contains(UserMessage.from("我住在哪里？"));
         }
         for (String trace : List.of("我住在上海", "Quokkaville", "quokkaville", "near the Bund")) {
-            assertThat(JiyiContentRetrieverTest.filesContaining(home, trace)).as("D1 '%s'", trace).isEmpty();
+            assertThat(FileBytes.filesContaining(home, trace)).as("D1 '%s'", trace).isEmpty();
         }
     }
 }

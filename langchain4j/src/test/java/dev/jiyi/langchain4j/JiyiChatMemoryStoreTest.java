@@ -1,5 +1,6 @@
 package dev.jiyi.langchain4j;
 
+import dev.jiyi.authority.FileBytes;
 import dev.jiyi.authority.Event;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.engine.Jiyi;
@@ -197,7 +198,7 @@ class JiyiChatMemoryStoreTest {
         assertThat(store.forget("never-stored")).isZero();
         jiyi.recall("lucene", new RecallRequest(SCOPE, "上海", RecallMode.FAST, 5, null, false)); // Lucene catches up
         for (String trace : List.of("我住在上海", "Quokkaville", "quokkaville", "Zephyrine", "记住你住在上海")) {
-            assertThat(JiyiContentRetrieverTest.filesContaining(home, trace)).as("D1 '%s'", trace).isEmpty();
+            assertThat(FileBytes.filesContaining(home, trace)).as("D1 '%s'", trace).isEmpty();
         }
     }
 

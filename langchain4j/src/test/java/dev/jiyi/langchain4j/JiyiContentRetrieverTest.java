@@ -32,13 +32,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -105,7 +101,7 @@ class JiyiContentRetrieverTest {
             assertThat(model.lastUserText()).doesNotContain("Shanghai").doesNotContain("Quokkaville");
         }
         for (String trace : List.of("我住在上海", "Quokkaville", "quokkaville", "above a cafe")) {
-            assertThat(filesContaining(home, trace)).as("D1 no file of the home holds '%s'", trace).isEmpty();
+            assertThat(FileBytes.filesContaining(home, trace)).as("D1 no file of the home holds '%s'", trace).isEmpty();
         }
     }
 
@@ -236,19 +232,5 @@ class JiyiContentRetrieverTest {
             assertThat(again.authority().event(SCOPE, "still-open")).as("the home opens again after the retriever closed it")
                     .isPresent();
         }
-    }
-
-    /** Every file under {@code dir} whose bytes hold {@code text} in UTF-8. */
-    static List<String> filesContaining(Path dir, String text) throws IOException {
-        byte[] needle = text.getBytes(StandardCharsets.UTF_8);
-        List<String> found = new ArrayList<>();
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path f : files.filter(Files::isRegularFile).sorted().toList()) {
-                if (FileBytes.contains(Files.readAllBytes(f), needle)) {
-                    found.add(dir.relativize(f).toString());
-                }
-            }
-        }
-        return found;
     }
 }
