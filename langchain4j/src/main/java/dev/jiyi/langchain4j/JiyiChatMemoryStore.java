@@ -51,6 +51,10 @@ public final class JiyiChatMemoryStore implements ChatMemoryStore, AutoCloseable
      */
     static final String INJECTED = "\n\nAnswer using the following information:\n";
 
+    /** The message types LangChain4j serializes besides user and assistant messages (and their subclasses). */
+    private static final java.util.Set<Class<?>> KNOWN = java.util.Set.of(dev.langchain4j.data.message.SystemMessage.class,
+            dev.langchain4j.data.message.ToolExecutionResultMessage.class, dev.langchain4j.data.message.CustomMessage.class);
+
     private final Memory memory;
     private final ChatWindows windows;
 
@@ -101,6 +105,9 @@ public final class JiyiChatMemoryStore implements ChatMemoryStore, AutoCloseable
         for (ChatMessage m : messages) {
             if (m == null) {
                 throw new IllegalArgumentException("messages: must not hold null");
+            }
+            if (!KNOWN.contains(m.getClass()) && !(m instanceof UserMessage) && !(m instanceof AiMessage)) {
+                throw new IllegalArgumentException("messages: must be LangChain4j's own message types");
             }
             String text = turnText(m);
             window.add(text == null ? ChatWindows.Message.whole(m.type().name(), ChatMessageSerializer.messageToJson(m))

@@ -141,6 +141,34 @@ class JiyiChatMemoryStoreTest {
     }
 
     @Test
+    @DisplayName("E2 a history rewritten by compaction (older turns replaced by a summary) is recognised: only the "
+            + "summary and what follows are new")
+    void compactionIsRecognised() {
+        List<ChatMessage> before = List.of(SystemMessage.from("你是助手"), UserMessage.from("我想学西班牙语"),
+                AiMessage.from("好的，每周三次？"), UserMessage.from("两次就够 twice a week"), AiMessage.from("好，周二和周五。"),
+                UserMessage.from("用哪本教材？"));
+        store.updateMessages("c-1", before);
+        List<ChatMessage> compacted = List.of(SystemMessage.from("你是助手"),
+                AiMessage.from("摘要：用户在学西班牙语，每周两次（周二、周五）。"), UserMessage.from("用哪本教材？"),
+                AiMessage.from("推荐《现代西班牙语》。"));
+        store.updateMessages("c-1", compacted);
+        assertThat(store.getMessages("c-1")).containsExactlyElementsOf(compacted);
+        assertThat(turns("c-1")).extracting(Event::text).containsExactly("我想学西班牙语", "好的，每周三次？", "两次就够 twice a week",
+                "好，周二和周五。", "用哪本教材？", "摘要：用户在学西班牙语，每周两次（周二、周五）。", "推荐《现代西班牙语》。");
+    }
+
+    @Test
+    @DisplayName("O7 a message of a type LangChain4j does not define is refused, naming the field, and changes nothing")
+    void unknownMessageType() {
+        store.updateMessages("c-1", List.of(UserMessage.from("保留 kept")));
+        ChatMessage alien = () -> dev.langchain4j.data.message.ChatMessageType.USER;
+        assertThatThrownBy(() -> store.updateMessages("c-1", List.of(UserMessage.from("保留 kept"), alien)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("messages");
+        assertThat(store.getMessages("c-1")).containsExactly(UserMessage.from("保留 kept"));
+        assertThat(turns("c-1")).hasSize(1);
+    }
+
+    @Test
     @DisplayName("a framework that ends the window after every request (quarkus-langchain4j) captures each request's "
             + "message, a repeated '好的' too")
     void windowEndedEveryRequest() {

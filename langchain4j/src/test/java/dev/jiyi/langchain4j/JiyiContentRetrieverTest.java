@@ -106,7 +106,8 @@ class JiyiContentRetrieverTest {
     }
 
     @Test
-    @DisplayName("R7 each Content carries its score and where it came from: the raw turn's event, its evidence, status and time")
+    @DisplayName("R7 each Content carries its score and where it came from: a raw turn's event, a memory's ID, source event, kind "
+            + "and valid time, the evidence, status and time")
     void contentCarriesProvenance() {
         try (Jiyi jiyi = Jiyi.open(home);
              JiyiContentRetriever memory = JiyiContentRetriever.builder().engine(jiyi).persona("小明").project("assistant")
@@ -128,6 +129,19 @@ class JiyiContentRetrieverTest {
             assertThat(fields.getString("time_label")).isEqualTo("2026-11-20T09:00:00.000000Z");
             assertThat(fields.getDouble("score")).isPositive();
             assertThat(fields.getString("text")).as("the text is the segment, not a field").isNull();
+
+            jiyi.authority().addMemory(SCOPE, MemoryDraft.builder("other").kind(Kind.EPISODE).basis(Basis.USER_STATEMENT)
+                    .text("明天下午三点和 Alice 开会 meeting with Alice").quote("明天下午三点和 Alice 开会。").build());
+            Content derived = memory.retrieve(Query.from("和 Alice 开会是什么时候")).get(0);
+            var m = derived.textSegment().metadata();
+            assertThat(m.getString("type")).isEqualTo("memory");
+            assertThat(m.getString("memory_id")).startsWith("mem_");
+            assertThat(m.getString("source_event_id")).isEqualTo("other");
+            assertThat(m.getString("kind")).isEqualTo("episode");
+            assertThat(m.getString("basis")).isEqualTo("user_statement");
+            assertThat(m.getString("valid_at")).isNotBlank();
+            assertThat(m.getString("evidence")).isNotBlank();
+            assertThat((Double) derived.metadata().get(ContentMetadata.SCORE)).isPositive();
         }
     }
 

@@ -155,6 +155,10 @@ public final class JiyiChatMemoryRepository implements ChatMemoryRepository, Aut
             if (m == null) {
                 throw new IllegalArgumentException("messages: must not hold null");
             }
+            if (!(m instanceof UserMessage || m instanceof AssistantMessage || m instanceof SystemMessage
+                    || m instanceof ToolResponseMessage)) {
+                throw new IllegalArgumentException("messages: must be Spring AI's user, assistant, system or tool messages");
+            }
             window.add(windowMessage(m));
         }
         return window;

@@ -149,8 +149,25 @@ class JiyiChatMemoryRepositoryTest {
     }
 
     @Test
+    @DisplayName("open(home) opens a home of its own and closes it; the window and turns are there when it opens again")
+    void openOwnHome() {
+        Path own = home.resolve("own");
+        try (JiyiChatMemoryRepository opened = JiyiChatMemoryRepository.open(own)) {
+            opened.saveAll("c-1", List.of(new UserMessage("第一次 first"), new AssistantMessage("好的")));
+        }
+        try (JiyiChatMemoryRepository again = JiyiChatMemoryRepository.open(own)) {
+            assertThat(again.findByConversationId("c-1")).containsExactly(new UserMessage("第一次 first"), new AssistantMessage("好的"));
+            assertThat(again.findConversationIds()).containsExactly("c-1");
+        }
+        assertThatThrownBy(() -> JiyiChatMemoryRepository.open(null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("home");
+        assertThatThrownBy(() -> JiyiChatMemoryRepository.open(own, "有 空格", null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("persona");
+    }
+
+    @Test
     @DisplayName("O7 bad input is IllegalArgumentException naming the field, never the value, and changes nothing: "
-            + "null or blank IDs, a null list or message, an oversized message")
+            + "null or blank IDs, a null list or message, a message type Spring AI does not define, an oversized message")
     void badInput() {
         repository.saveAll("c-1", List.of(new UserMessage("保留 kept")));
         assertThatThrownBy(() -> repository.findByConversationId(null)).isInstanceOf(IllegalArgumentException.class)
@@ -169,6 +186,24 @@ class JiyiChatMemoryRepositoryTest {
         String huge = "长".repeat(300_000);
         assertThatThrownBy(() -> repository.saveAll("c-1", List.of(new UserMessage("前面 before"), new UserMessage(huge))))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("text").hasMessageNotContaining("长长");
+        Message alien = new Message() {
+            @Override
+            public String getText() {
+                return "外来 alien";
+            }
+
+            @Override
+            public java.util.Map<String, Object> getMetadata() {
+                return java.util.Map.of();
+            }
+
+            @Override
+            public org.springframework.ai.chat.messages.MessageType getMessageType() {
+                return org.springframework.ai.chat.messages.MessageType.USER;
+            }
+        };
+        assertThatThrownBy(() -> repository.saveAll("c-1", List.of(alien))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("messages").hasMessageNotContaining("外来");
         assertThat(repository.findByConversationId("c-1")).containsExactly(new UserMessage("保留 kept"));
         assertThat(turns("c-1")).extracting(Event::text).containsExactly("保留 kept");
         assertThat(JiyiChatMemoryRepository.session("user 42")).matches("spring-ai:[0-9a-f]{32}");

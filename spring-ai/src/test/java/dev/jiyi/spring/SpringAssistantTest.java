@@ -111,6 +111,29 @@ class SpringAssistantTest {
     }
 
     @Test
+    @DisplayName("S1 the advisor's scope: the configured one, one made from the conversation ID, or the jiyi_persona and "
+            + "jiyi_project parameters of one call; scopes never see each other's memories")
+    void scopes() {
+        ScriptedChatModel model = new ScriptedChatModel();
+        runner().run(context -> {
+            Jiyi jiyi = context.getBean(Jiyi.class);
+            Instant at = Instant.parse("2026-11-01T08:00:00Z");
+            jiyi.submit(new EventSubmission("acme", new Scope("support", "acme"), Role.USER, "Acme 的合同 contract 在三月续签", "test", null, "s", at));
+            jiyi.submit(new EventSubmission("globex", new Scope("support", "globex"), Role.USER, "Globex 的合同 contract 在九月续签", "test", null, "s", at));
+            JiyiMemoryAdvisor byConversation = JiyiMemoryAdvisor.builder(jiyi).capture(false)
+                    .scope(conversation -> new Scope("support", conversation.substring(0, conversation.indexOf('-')))).build();
+            ChatClient client = ChatClient.builder(model).defaultAdvisors(byConversation).build();
+            ask(client, "acme-42", "合同什么时候续签？ when is the contract renewed?");
+            assertThat(model.lastSystemText()).contains("三月").doesNotContain("九月");
+            client.prompt().user("合同什么时候续签？").advisors(a -> a.param(ChatMemory.CONVERSATION_ID, "acme-43")
+                    .param(JiyiMemoryAdvisor.PROJECT, "globex")).call().content();
+            assertThat(model.lastSystemText()).contains("九月").doesNotContain("三月");
+            ask(ChatClient.builder(model).defaultAdvisors(context.getBean(JiyiMemoryAdvisor.class)).build(), "x", "合同 contract");
+            assertThat(model.lastSystemText()).as("the default scope holds neither").isEmpty();
+        });
+    }
+
+    @Test
     @DisplayName("P2 P5 with jiyi.advisor.pack the conversation's context pack is the system text, counted by gpt-4o's tokenizer")
     void packMode() {
         ScriptedChatModel model = new ScriptedChatModel();
