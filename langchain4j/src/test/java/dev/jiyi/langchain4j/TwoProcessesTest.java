@@ -3,7 +3,6 @@ package dev.jiyi.langchain4j;
 import dev.jiyi.authority.Event;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.engine.Jiyi;
-import dev.jiyi.engine.Output;
 
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
@@ -13,8 +12,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,9 +23,9 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * One home, three processes: {@code event submit --batch} (the engine's batch path) in a second JVM,
- * the store in a third (another replica of the assistant, with conversations of its own) and the
- * store here. Nothing acknowledged is lost, and no turn is stored twice.
+ * One home, three processes: {@code jiyi event submit --batch} (the command line itself) in a second
+ * JVM, the store in a third (another replica of the assistant, with conversations of its own) and
+ * the store here. Nothing acknowledged is lost, and no turn is stored twice.
  */
 class TwoProcessesTest {
 
@@ -37,6 +35,9 @@ class TwoProcessesTest {
 
     @TempDir
     Path home;
+
+    @TempDir
+    Path input;
 
     /** The conversation both processes store, one message more at a time (user and assistant in turn). */
     static List<ChatMessage> conversation() {
@@ -57,36 +58,28 @@ class TwoProcessesTest {
         }
     }
 
-    /** Submits {@link #LINES} event lines in chunks, as {@code jiyi event submit --batch} does. */
-    static void submitLines(Path home) throws Exception {
+    /** {@link #LINES} event lines for {@code jiyi event submit --batch}, Chinese and English. */
+    static Path lines(Path dir) throws IOException {
         StringBuilder lines = new StringBuilder();
         for (int i = 0; i < LINES; i++) {
             lines.append("{\"id\":\"cli-").append(i).append("\",\"role\":\"user\",\"session\":\"cli\",\"occurred_at\":")
                     .append("\"2026-12-01T10:00:00Z\",\"text\":\"命令行提交的第 ").append(i).append(" 行 line from the CLI\"}\n");
         }
-        Path file = home.resolve("lines.jsonl");
+        Path file = dir.resolve("lines.jsonl");
         Files.writeString(file, lines, StandardCharsets.UTF_8);
-        StringWriter discard = new StringWriter();
-        try (Jiyi jiyi = Jiyi.open(home)) {
-            jiyi.submitBatch(file, System.in, SCOPE, false, 25, new Output(new PrintWriter(discard), new PrintWriter(discard), false, true));
-        }
+        return file;
     }
 
-    /** The second process: {@code cli HOME} or {@code store HOME}. */
-    public static void main(String[] args) throws Exception {
-        Path home = Path.of(args[1]);
-        if (args[0].equals("cli")) {
-            submitLines(home);
-        } else {
-            storeConversation(home, "replica");
-        }
+    /** The third process: the store, in conversation {@code replica} of {@code HOME}. */
+    public static void main(String[] args) {
+        storeConversation(Path.of(args[0]), "replica");
     }
 
-    private Process child(String mode) throws Exception {
-        List<String> command = List.of(ProcessHandle.current().info().command().orElse("java"),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                TwoProcessesTest.class.getName(), mode, home.toString());
-        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(home.resolve(mode + ".log").toFile()).start();
+    private Process child(String name, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path")));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(home.resolve(name + ".log").toFile()).start();
     }
 
     @Test
@@ -97,8 +90,9 @@ class TwoProcessesTest {
         try (Jiyi first = Jiyi.open(home)) {
             first.authority().tableCounts(); // the home exists before two processes race to create it
         }
-        Process cli = child("cli");
-        Process replica = child("store");
+        Process cli = child("cli", dev.jiyi.cli.Main.class.getName(), "--home", home.toString(), "event", "submit",
+                "--batch", lines(input).toString(), "--chunk-size", "25");
+        Process replica = child("store", TwoProcessesTest.class.getName(), home.toString());
         storeConversation(home, "here");
         assertThat(cli.waitFor(120, TimeUnit.SECONDS)).isTrue();
         assertThat(replica.waitFor(120, TimeUnit.SECONDS)).isTrue();
