@@ -4,89 +4,89 @@ import dev.jiyi.authority.BatchResult;
 import dev.jiyi.authority.Category;
 import dev.jiyi.authority.Event;
 import dev.jiyi.authority.EventSubmission;
+import dev.jiyi.authority.Ids;
+import dev.jiyi.authority.InvalidInputException;
+import dev.jiyi.authority.Limits;
 import dev.jiyi.authority.Role;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.SubmitResult;
+import dev.jiyi.authority.index.Backend;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.node.ArrayNode;
-import tools.jackson.databind.node.ObjectNode;
-
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Supplier;
-import java.util.function.UnaryOperator;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * Conversation windows beside long-term memory, for a framework's chat memory (LangChain4j's
  * {@code ChatMemoryStore}, Spring AI's {@code ChatMemoryRepository}): what the user and the
  * assistant say is captured as events, and the conversation's window, the list the framework last
- * stored, is kept beside them, one small JSON file per conversation in the home's
- * {@code windows/<source>/} folder.
+ * stored, is kept beside them in the home's {@code windows/<source>/} folder ({@link WindowFiles}).
  *
  * <p><b>Two lifetimes.</b> A shorter list stored is eviction from the window, never deletion;
  * {@link #end} ends the window (frameworks clear chat memory for lifecycle reasons: the end of a
  * request, an evicted conversation) and keeps the turns; {@link #forget} deletes the conversation's
  * turns, what was derived from them and its window for good (D1).
  *
- * <p><b>What is captured.</b> A {@link Message#turn turn} (a user's or an assistant's plain text)
- * becomes an event of the conversation's session, with an ID fixed by the conversation, the turn's
- * place among those captured and its content, so a list stored again after a crash between the
- * events' commit and the window's write stores nothing twice (E2). A message {@link Message#whole
- * kept whole} (system messages, tool calls and results, in the framework's own serialization) is
- * the program's working state: it stays in the window only. A window names its turns by event ID,
- * so a deleted turn leaves no text in it and never comes back.
+ * <p><b>What is kept how.</b> A {@link Message#turn turn} (a user's or an assistant's plain text)
+ * becomes an event of the conversation's session; the window names it by event ID, so a deleted
+ * turn leaves no text in the window. A message {@link Message#whole kept whole} (tool calls and
+ * results) is written as the framework serialized it. An {@link Message#instruction instruction}
+ * (a system message) is kept in memory only: it may hold another conversation's words.
  *
- * <p><b>How a list is matched.</b> In order ({@code Alignment}): the oldest messages gone are
- * evicted, a summary in their place is new, a second "好的" after the first is a new turn. After
- * {@link #end}, history handed back (two turns or more in a row) is recognised, not captured twice.
+ * <p><b>How a list is matched.</b> The longest run of the window's last turns found in the list
+ * anchors it: those are the window's turns; the list's turns after it are new; those before it
+ * (older messages handed back, or a summary in place of evicted ones) are the window's earlier
+ * turns where they match in order, else new, except a copy of a turn deleted while in the window,
+ * which is dropped. After {@link #end}, history handed back (two turns or more in a row) is
+ * recognised. A turn's event ID is fixed by the scope, the conversation, the window's generation,
+ * the turn's place among those captured and its content, so a list stored again after a crash
+ * between the events' commit and the window's write stores nothing twice (E2).
  *
- * <p>A file is replaced by an atomic rename of a synced copy, under a lock that holds across
- * threads and processes. Processes may share a home, each conversation with one writer at a time:
- * a chat memory interface has no version to compare, so two writers of one conversation at once
- * can lose each other's window update and, if one then hands back a turn the other dropped,
- * capture it twice.
+ * <p>Processes may share a home, each conversation with one writer at a time: the interfaces carry
+ * no version, so two writers of one conversation at once can lose each other's window update.
+ * A full window that gains a message identical to the one it evicts reads as unchanged.
  */
 public final class ChatWindows {
 
     /**
      * One message of a conversation as a framework hands it: a turn ({@code role} and {@code text},
-     * captured) or a message kept whole ({@code kind} and its {@code serialized} form).
+     * captured), a message kept whole ({@code kind} and its {@code serialized} form), or an
+     * instruction (the same, kept in memory only).
      */
-    public record Message(Role role, String text, String kind, String serialized) {
+    public record Message(Role role, String text, String kind, String serialized, boolean instruction) {
 
         /** A user's or an assistant's plain text: captured as an event. */
         public static Message turn(Role role, String text) {
             if (role == null || text == null) {
                 throw new IllegalArgumentException("a turn has a role and a text");
             }
-            return new Message(role, text, null, null);
+            return new Message(role, text, null, null, false);
         }
 
-        /** A message kept in the window only, as the framework serialized it. */
+        /** A message kept in the window as the framework serialized it (a tool call, a tool's result). */
         public static Message whole(String kind, String serialized) {
-            if (kind == null || serialized == null) {
-                throw new IllegalArgumentException("a whole message has a kind and a serialized form");
+            return new Message(null, null, required(kind), required(serialized), false);
+        }
+
+        /** A system message: kept in the window for the life of the process, never written to disk. */
+        public static Message instruction(String kind, String serialized) {
+            return new Message(null, null, required(kind), required(serialized), true);
+        }
+
+        private static String required(String value) {
+            if (value == null) {
+                throw new IllegalArgumentException("a message kept whole has a kind and a serialized form");
             }
-            return new Message(null, null, kind, serialized);
+            return value;
         }
 
         public boolean isTurn() {
@@ -94,36 +94,12 @@ public final class ChatWindows {
         }
     }
 
-    /** Most ended entries a window remembers, newest kept. */
-    static final int MAX_ENDED = 1_000;
-
-    /** One message of a window: a captured turn ({@code event}) or a message kept whole ({@code kind}, {@code message}). */
-    record Entry(String fingerprint, String event, String kind, String message) {
-    }
-
-    /**
-     * A conversation's window.
-     *
-     * @param conversation the framework's name of the conversation, as it was given (null before the first store)
-     * @param captured     how many turns the conversation has captured: the place of the next one
-     * @param entries      the window, in order
-     * @param ended        turns of windows ended by {@link ChatWindows#end}, recognised if handed back
-     */
-    record Window(String conversation, long captured, List<Entry> entries, List<Entry> ended) {
-        static final Window EMPTY = new Window(null, 0, List.of(), List.of());
-
-        Window {
-            entries = List.copyOf(entries);
-            ended = List.copyOf(ended);
-        }
-    }
-
-    private static final ConcurrentHashMap<Path, ReentrantLock> IN_THIS_JVM = new ConcurrentHashMap<>();
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final Jiyi engine;
     private final Scope scope;
     private final String source;
-    private final Path dir;
+    private final WindowFiles files;
 
     /**
      * The windows of {@code scope} in {@code engine}'s home, for a framework that names itself
@@ -133,136 +109,116 @@ public final class ChatWindows {
         this.engine = engine;
         this.scope = scope;
         this.source = source;
-        this.dir = engine.home().dir().resolve("windows").resolve(source);
+        this.files = new WindowFiles(engine.home().dir().resolve("windows").resolve(source), scope);
     }
 
     /** The session's window, in order, without any turn deleted since. */
     public List<Message> read(String session) {
-        Window window = locked(() -> load(file(session)));
+        Path file = files.file(session);
+        WindowFiles.Window window = files.locked(() -> files.load(file));
         List<Message> out = new ArrayList<>(window.entries().size());
-        for (Entry e : window.entries()) {
-            if (e.message() != null) {
-                out.add(new Message(null, null, e.kind(), e.message()));
-            } else {
+        for (WindowFiles.Entry e : window.entries()) {
+            if (e.event() != null) {
                 engine.authority().event(scope, e.event()).ifPresent(ev -> out.add(Message.turn(ev.role(), ev.text())));
+            } else if (!e.instruction()) {
+                out.add(Message.whole(e.kind(), e.message()));
+            } else {
+                String kept = WindowFiles.instruction(file, e);
+                if (kept != null) {
+                    out.add(Message.instruction(e.kind(), kept));
+                }
             }
         }
         return out;
     }
 
+    /** How many turns the session's window has captured so far (it only grows). */
+    public long captured(String session) {
+        return files.locked(() -> files.load(files.file(session))).captured();
+    }
+
     /**
-     * Keeps {@code messages} as the session's window and captures the turns in it that are new,
-     * each checked before anything is written: a turn jiyi cannot keep (too long, malformed) is
-     * refused ({@link dev.jiyi.authority.InvalidInputException}) and nothing changes. A blank turn
-     * is nothing said and is left out.
+     * Keeps {@code messages} as the session's window and captures the turns in it that are new.
+     * Every message is checked before anything is written: a turn jiyi cannot keep (too long,
+     * malformed) or a message kept whole over {@link Limits#MAX_EVENT_TEXT} characters is refused
+     * ({@link InvalidInputException}) and nothing changes. A blank turn is nothing said.
      */
     public void store(String session, String conversation, List<Message> messages) {
-        update(session, window -> {
-            List<Turn> turns = new ArrayList<>(messages.size());
-            Alignment current = new Alignment(window.entries());
-            for (Message m : messages) {
-                if (!m.isTurn()) {
-                    turns.add(new Turn(null, null, fingerprint(m.kind(), m.serialized()), m));
-                } else if (!m.text().isBlank()) {
-                    Turn t = new Turn(m.role(), m.text(), fingerprint(m.role().name(), m.text()), null);
-                    t.event = current.next(t.fingerprint);
-                    turns.add(t);
-                }
-            }
-            List<Entry> ended = handedBack(turns, window.ended());
-            long captured = window.captured();
-            List<Entry> entries = new ArrayList<>(turns.size());
-            List<EventSubmission> fresh = new ArrayList<>();
-            for (Turn t : turns) {
-                if (t.role != null && t.event == null) {
-                    t.event = eventId(session, captured++, t.fingerprint);
-                    fresh.add(new EventSubmission(t.event, scope, t.role, t.text, source, Category.CONVERSATION, session, null));
-                }
-                entries.add(t.whole == null ? new Entry(t.fingerprint, t.event, null, null)
-                        : new Entry(t.fingerprint, null, t.whole.kind(), t.whole.serialized()));
-            }
-            if (!fresh.isEmpty()) {
-                BatchResult<SubmitResult> stored = engine.authority().submitEvents(fresh);
-                if (stored.failed()) { // the window stays as it was: the same list again finds the turns before it stored (E2)
-                    throw stored.error();
-                }
-            }
-            return new Window(conversation, captured, entries, ended);
+        List<Turn> turns = turns(session, messages);
+        Path file = files.file(session);
+        files.locked(() -> {
+            WindowFiles.Window window = started(file, conversation, files.load(file));
+            Matching.match(turns, window);
+            return capture(file, session, conversation, window, turns, window.entries());
         });
     }
 
     /**
-     * Adds {@code messages} to the end of the session's window and captures the turns among them
-     * (an advisor's exchange: the request and its reply).
+     * Adds {@code messages} to the end of the session's window and captures the turns among them,
+     * all new (an advisor's exchange: the request and its reply), in one step under the lock.
      */
     public void append(String session, String conversation, List<Message> messages) {
-        List<Message> longer = new ArrayList<>(read(session));
-        longer.addAll(messages);
-        store(session, conversation, longer);
-    }
-
-    /** The names of the conversations of this scope whose windows hold messages, in no particular order. */
-    public List<String> conversations() {
-        return locked(() -> {
-            List<String> out = new ArrayList<>();
-            try (java.util.stream.Stream<Path> files = Files.list(dir)) {
-                for (Path f : files.filter(f -> f.getFileName().toString().endsWith(".json")).sorted().toList()) {
-                    JsonNode root = Output.mapper().readTree(Files.readAllBytes(f));
-                    if (root.has("conversation") && root.get("entries").size() > 0
-                            && scope.personaId().equals(root.get("persona").asString())
-                            && scope.projectId().equals(root.get("project").asString())) {
-                        out.add(root.get("conversation").asString());
-                    }
-                }
-            } catch (NoSuchFileException none) {
-                return out;
-            } catch (IOException e) {
-                throw new UncheckedIOException("listing chat windows", e);
+        List<Turn> turns = turns(session, messages);
+        Path file = files.file(session);
+        files.locked(() -> {
+            WindowFiles.Window window = started(file, conversation, files.load(file));
+            List<Turn> all = new ArrayList<>();
+            for (WindowFiles.Entry e : window.entries()) {
+                all.add(Turn.of(e));
             }
-            return out;
+            all.addAll(turns);
+            return capture(file, session, conversation, window, all, List.of());
         });
     }
 
     /** Ends the session's window: it reads empty, and its turns stay in long-term memory. */
     public void end(String session) {
-        update(session, window -> {
-            List<Entry> ended = new ArrayList<>(window.ended());
-            for (Entry e : window.entries()) {
-                if (e.event() != null) {
-                    ended.add(e);
-                }
-            }
-            return new Window(window.conversation(), window.captured(), List.of(), newest(ended));
+        Path file = files.file(session);
+        files.locked(() -> {
+            WindowFiles.Window w = files.load(file);
+            List<WindowFiles.Entry> ended = new ArrayList<>(w.ended());
+            w.entries().stream().filter(e -> e.event() != null).forEach(ended::add);
+            files.save(file, new WindowFiles.Window(w.conversation(), w.generation() == null ? generation() : w.generation(),
+                    w.captured(), List.of(), ended, w.tombstones()), Map.of());
+            return null;
         });
     }
 
     /**
      * Deletes the session for good: every turn of it (whoever stored it) with everything derived
-     * from them (D1), and its window. A derived index drops them at its next search. Returns how
-     * many turns were deleted; a session forgotten twice, or never stored, deletes nothing.
+     * from them (D1), and its window; a derived index (Lucene) catches up before this returns, so no
+     * search and no file holds them. Returns how many turns were deleted; a session forgotten twice,
+     * or never stored, deletes nothing. It reads the scope's events to find the session's.
      */
     public int forget(String session) {
-        int[] deleted = {0};
-        locked(() -> {
+        Path file = files.file(session);
+        int deleted = files.locked(() -> {
+            int n = 0;
             long after = 0;
             for (List<Event> page = engine.authority().events(scope, after, 1_000); !page.isEmpty();
                  page = engine.authority().events(scope, after, 1_000)) {
                 for (Event e : page) {
                     if (e.sessionId().equals(session)) {
                         engine.deleteEvent(scope, e.id());
-                        deleted[0]++;
+                        n++;
                     }
                 }
                 after = page.getLast().sequence();
             }
-            try {
-                Files.deleteIfExists(file(session));
-            } catch (IOException e) {
-                throw new UncheckedIOException("removing a chat window", e);
-            }
-            return null;
+            files.remove(file);
+            return n;
         });
-        return deleted[0];
+        if (deleted > 0) {
+            for (Backend b : engine.builtBackends()) {
+                b.warmUp(engine.authority()); // a derived index applies the deletions (and purges them) now
+            }
+        }
+        return deleted;
+    }
+
+    /** The names of this scope's conversations whose windows hold messages, in no particular order. */
+    public List<String> conversations() {
+        return files.locked(files::conversations);
     }
 
     /**
@@ -275,8 +231,8 @@ public final class ChatWindows {
      */
     public static String session(String prefix, String conversation) {
         try {
-            return dev.jiyi.authority.Ids.check("session", prefix + conversation);
-        } catch (dev.jiyi.authority.InvalidInputException notAnId) {
+            return Ids.check("session", prefix + conversation);
+        } catch (InvalidInputException notAnId) {
             return prefix + hash(conversation);
         }
     }
@@ -291,28 +247,101 @@ public final class ChatWindows {
         }
     }
 
-    /** A captured turn's event ID: its conversation, its place among the turns captured, its content. */
-    static String eventId(String session, long position, String fingerprint) {
-        return "turn-" + hash(session) + "-" + position + "-" + fingerprint.substring(0, 12);
-    }
-
-    /** 32 hex digits identifying a message by its kind and content (its text is not kept in the window). */
+    /** 32 hex digits identifying a message by its kind and content. */
     static String fingerprint(String kind, String content) {
         return hash(kind + '\u0000' + content);
     }
 
-    /** The newest {@link #MAX_ENDED} of {@code entries}. */
-    static List<Entry> newest(List<Entry> entries) {
-        return entries.subList(Math.max(0, entries.size() - MAX_ENDED), entries.size());
+    /** The messages as turns to match, each checked: nothing is written before all of them pass. */
+    private List<Turn> turns(String session, List<Message> messages) {
+        List<Turn> out = new ArrayList<>(messages.size());
+        for (Message m : messages) {
+            if (m.isTurn()) {
+                if (!m.text().isBlank()) {
+                    new EventSubmission("check", scope, m.role(), m.text(), source, Category.CONVERSATION, session, null);
+                    out.add(new Turn(m.role(), m.text(), fingerprint(m.role().name(), m.text()), null));
+                }
+            } else {
+                if (m.serialized().length() > Limits.MAX_EVENT_TEXT) {
+                    throw new InvalidInputException("messages", "a message kept whole must be at most "
+                            + Limits.MAX_EVENT_TEXT + " characters");
+                }
+                out.add(new Turn(null, null, fingerprint(m.kind(), m.serialized()), m));
+            }
+        }
+        return out;
     }
 
-    /** A message of a list handed in: a turn ({@code role}, {@code text}, its event once known) or one kept whole. */
-    private static final class Turn {
+    /** The window, given a generation (written before any of its turns) when it has none yet. */
+    private WindowFiles.Window started(Path file, String conversation, WindowFiles.Window w) {
+        if (w.generation() != null) {
+            return w;
+        }
+        WindowFiles.Window started = new WindowFiles.Window(conversation, generation(), w.captured(), w.entries(),
+                w.ended(), w.tombstones());
+        files.save(file, started, Map.of());
+        return started;
+    }
+
+    private static String generation() {
+        byte[] bytes = new byte[8];
+        RANDOM.nextBytes(bytes);
+        return HexFormat.of().formatHex(bytes);
+    }
+
+    /**
+     * Submits the turns that have no event yet and writes the window of {@code turns}. The window's
+     * turns left out of it whose events are gone become tombstones; {@code before} are the entries
+     * that may be left out (the window as it was, for a list stored; none for an append).
+     */
+    private Void capture(Path file, String session, String conversation, WindowFiles.Window window, List<Turn> turns,
+                         List<WindowFiles.Entry> before) {
+        long captured = window.captured();
+        String prefix = "turn-" + hash(scope.personaId() + '\u0000' + scope.projectId() + '\u0000' + session + '\u0000'
+                + window.generation()) + "-";
+        List<WindowFiles.Entry> entries = new ArrayList<>(turns.size());
+        List<EventSubmission> fresh = new ArrayList<>();
+        Map<String, String> instructions = new HashMap<>();
+        for (Turn t : turns) {
+            if (t.dropped) {
+                continue;
+            }
+            if (t.role != null && t.event == null) {
+                t.event = prefix + captured++ + "-" + t.fingerprint.substring(0, 12);
+                fresh.add(new EventSubmission(t.event, scope, t.role, t.text, source, Category.CONVERSATION, session, null));
+            }
+            entries.add(t.entry(instructions));
+        }
+        if (!fresh.isEmpty()) {
+            BatchResult<SubmitResult> stored = engine.authority().submitEvents(fresh);
+            if (stored.failed()) { // the window stays as it was: the same list again finds the turns before it stored (E2)
+                throw stored.error();
+            }
+        }
+        Set<String> kept = new HashSet<>();
+        entries.forEach(e -> kept.add(e.event()));
+        List<String> tombstones = new ArrayList<>(window.tombstones());
+        for (WindowFiles.Entry e : before) {
+            if (e.event() != null && !kept.contains(e.event()) && engine.authority().event(scope, e.event()).isEmpty()) {
+                tombstones.add(e.fingerprint());
+            }
+        }
+        List<WindowFiles.Entry> ended = window.ended().stream().filter(e -> !kept.contains(e.event())).toList();
+        files.save(file, new WindowFiles.Window(conversation, window.generation(), captured, entries, ended, tombstones),
+                instructions);
+        return null;
+    }
+
+    /** A message of a list handed in, with the event it turns out to be (or {@code dropped}). */
+    static final class Turn {
         final Role role;
         final String text;
         final String fingerprint;
         final Message whole;
         String event;
+        boolean dropped;
+        /** For an entry carried over unread (an append): the entry itself. */
+        private WindowFiles.Entry carried;
 
         Turn(Role role, String text, String fingerprint, Message whole) {
             this.role = role;
@@ -320,179 +349,26 @@ public final class ChatWindows {
             this.fingerprint = fingerprint;
             this.whole = whole;
         }
-    }
 
-    /**
-     * Gives the turns of {@code turns} that are not in the window their event from an ended window,
-     * where they are that window's history handed back: a run of two turns or more, in a row, that
-     * are turns of it in a row. One message alone is never taken for history: a framework that ends
-     * the window after every request (quarkus-langchain4j) hands in one new message each time, and
-     * a second "好的" on another day is a new turn. Returns the ended turns still to be recognised.
-     */
-    private static List<Entry> handedBack(List<Turn> turns, List<Entry> ended) {
-        List<Turn> loose = turns.stream().filter(t -> t.role != null && t.event == null).toList();
-        boolean[] used = new boolean[ended.size()];
-        int i = 0;
-        while (i < loose.size()) {
-            int run = 0;
-            int from = -1;
-            for (int k = 0; k < ended.size() && run < 2; k++) {
-                int length = 0;
-                while (i + length < loose.size() && k + length < ended.size() && !used[k + length]
-                        && ended.get(k + length).fingerprint().equals(loose.get(i + length).fingerprint)) {
-                    length++;
-                }
-                if (length > run) {
-                    run = length;
-                    from = k;
-                }
+        static Turn of(WindowFiles.Entry e) {
+            Turn t = new Turn(null, null, e.fingerprint(), null);
+            t.event = e.event();
+            t.carried = e;
+            return t;
+        }
+
+        WindowFiles.Entry entry(Map<String, String> instructions) {
+            if (carried != null) {
+                return carried;
             }
-            if (run < 2) {
-                i++;
-                continue;
+            if (whole == null) {
+                return WindowFiles.Entry.turn(fingerprint, event);
             }
-            while (i < loose.size() && from < ended.size() && !used[from]
-                    && ended.get(from).fingerprint().equals(loose.get(i).fingerprint)) {
-                loose.get(i++).event = ended.get(from).event();
-                used[from++] = true;
+            if (whole.instruction()) {
+                instructions.put(fingerprint, whole.serialized());
+                return new WindowFiles.Entry(fingerprint, null, whole.kind(), null, true);
             }
-        }
-        List<Entry> rest = new ArrayList<>();
-        for (int k = 0; k < ended.size(); k++) {
-            if (!used[k]) {
-                rest.add(ended.get(k));
-            }
-        }
-        return rest;
-    }
-
-    /**
-     * The turns of a window, matched in order against a list handed in: a message is the window's
-     * turn when it is the next one, or a later one, with its fingerprint (the turns before that were
-     * evicted or rewritten), so a list that dropped its oldest messages and gained new ones, or
-     * whose history was compacted into a summary, keeps its turns and captures only what is new.
-     * Order keeps a repeated message (a second "好的") new while an earlier one is still in the window.
-     */
-    private static final class Alignment {
-        private final List<Entry> turns;
-        private int next;
-
-        Alignment(List<Entry> entries) {
-            this.turns = entries.stream().filter(e -> e.event() != null).toList();
-        }
-
-        /** The event of the next turn with this fingerprint at or after the last match; null when none. */
-        String next(String fingerprint) {
-            for (int i = next; i < turns.size(); i++) {
-                if (turns.get(i).fingerprint().equals(fingerprint)) {
-                    next = i + 1;
-                    return turns.get(i).event();
-                }
-            }
-            return null;
-        }
-    }
-
-    private void update(String session, UnaryOperator<Window> change) {
-        locked(() -> {
-            Path file = file(session);
-            save(file, change.apply(load(file)));
-            return null;
-        });
-    }
-
-    private Path file(String session) {
-        return dir.resolve(hash(scope.personaId() + '\u0000' + scope.projectId() + '\u0000' + session) + ".json");
-    }
-
-    private <T> T locked(Supplier<T> work) {
-        ReentrantLock local = IN_THIS_JVM.computeIfAbsent(dir.toAbsolutePath().normalize(), k -> new ReentrantLock());
-        local.lock();
-        try {
-            Files.createDirectories(dir);
-            try (FileChannel channel = FileChannel.open(dir.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-                 FileLock held = channel.lock()) {
-                return work.get();
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("locking the chat windows", e);
-        } finally {
-            local.unlock();
-        }
-    }
-
-    private static Window load(Path file) {
-        byte[] bytes;
-        try {
-            bytes = Files.readAllBytes(file);
-        } catch (NoSuchFileException none) {
-            return Window.EMPTY;
-        } catch (IOException e) {
-            throw new UncheckedIOException("reading a chat window", e);
-        }
-        JsonNode root = Output.mapper().readTree(bytes);
-        return new Window(root.has("conversation") ? root.get("conversation").asString() : null, root.get("captured").asLong(),
-                entries(root.get("entries")), entries(root.get("ended")));
-    }
-
-    private static List<Entry> entries(JsonNode array) {
-        List<Entry> out = new ArrayList<>(array.size());
-        for (JsonNode e : array) {
-            out.add(e.has("event") ? new Entry(e.get("fp").asString(), e.get("event").asString(), null, null)
-                    : new Entry(e.get("fp").asString(), null, e.get("kind").asString(), e.get("message").asString()));
-        }
-        return out;
-    }
-
-    private void save(Path file, Window window) {
-        ObjectNode root = Output.mapper().createObjectNode();
-        root.put("format", 1);
-        root.put("persona", scope.personaId());
-        root.put("project", scope.projectId());
-        if (window.conversation() != null) {
-            root.put("conversation", window.conversation());
-        }
-        root.put("captured", window.captured());
-        write(root.putArray("entries"), window.entries());
-        write(root.putArray("ended"), window.ended());
-        Path copy = file.resolveSibling(file.getFileName() + ".tmp");
-        try {
-            try (FileChannel out = FileChannel.open(copy, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING)) {
-                ownerOnly(copy);
-                ByteBuffer bytes = ByteBuffer.wrap(Output.mapper().writeValueAsString(root).getBytes(StandardCharsets.UTF_8));
-                while (bytes.hasRemaining()) {
-                    out.write(bytes);
-                }
-                out.force(true);
-            }
-            try {
-                Files.move(copy, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(copy, file, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("writing a chat window", e);
-        }
-    }
-
-    private static void write(ArrayNode into, List<Entry> entries) {
-        for (Entry e : entries) {
-            ObjectNode o = into.addObject();
-            o.put("fp", e.fingerprint());
-            if (e.event() != null) {
-                o.put("event", e.event());
-            } else {
-                o.put("kind", e.kind());
-                o.put("message", e.message());
-            }
-        }
-    }
-
-    /** Windows hold what the user and tools said: readable by the owner only, where the file system says so. */
-    private static void ownerOnly(Path file) throws IOException {
-        if (file.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+            return new WindowFiles.Entry(fingerprint, null, whole.kind(), whole.serialized(), false);
         }
     }
 }

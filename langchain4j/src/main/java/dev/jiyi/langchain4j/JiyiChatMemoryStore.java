@@ -31,9 +31,10 @@ import java.util.function.Supplier;
  *
  * <p><b>What is captured.</b> A user message of plain text (without what a retriever injected into
  * it, {@link #INJECTED}) and an assistant message of plain text become events of the conversation's
- * own session ({@link JiyiSessions#of}), source {@code langchain4j}. Everything else (system
- * messages, tool calls and their results, messages with images, names or thinking) stays in the
- * window only, as LangChain4j serializes it. How lists are matched, what a crash leaves and what
+ * own session ({@link JiyiSessions#of}), source {@code langchain4j}. Tool calls and their results,
+ * and messages with images, names or thinking, stay in the window only, as LangChain4j serializes
+ * them; system messages (a {@link JiyiContextPack} quotes other conversations) stay in it for the
+ * life of the process and are never written. How lists are matched, what a crash leaves and what
  * two writers of one conversation can do: {@link ChatWindows}.
  */
 public final class JiyiChatMemoryStore implements ChatMemoryStore, AutoCloseable {
@@ -109,9 +110,7 @@ public final class JiyiChatMemoryStore implements ChatMemoryStore, AutoCloseable
             if (!KNOWN.contains(m.getClass()) && !(m instanceof UserMessage) && !(m instanceof AiMessage)) {
                 throw new IllegalArgumentException("messages: must be LangChain4j's own message types");
             }
-            String text = turnText(m);
-            window.add(text == null ? ChatWindows.Message.whole(m.type().name(), ChatMessageSerializer.messageToJson(m))
-                    : ChatWindows.Message.turn(m instanceof UserMessage ? Role.USER : Role.ASSISTANT, text));
+            window.add(windowMessage(m));
         }
         refused(() -> {
             windows.store(session, memoryId.toString(), window);
@@ -149,6 +148,26 @@ public final class JiyiChatMemoryStore implements ChatMemoryStore, AutoCloseable
     @Override
     public void close() {
         memory.close();
+    }
+
+    /**
+     * A message as the window keeps it: a turn, a system message in memory only (it may hold a
+     * context pack, other conversations' words), or the rest whole, without injected content.
+     */
+    private static ChatWindows.Message windowMessage(ChatMessage m) {
+        String text = turnText(m);
+        if (text != null) {
+            return ChatWindows.Message.turn(m instanceof UserMessage ? Role.USER : Role.ASSISTANT, text);
+        }
+        if (m instanceof dev.langchain4j.data.message.SystemMessage) {
+            return ChatWindows.Message.instruction(m.type().name(), ChatMessageSerializer.messageToJson(m));
+        }
+        ChatMessage kept = m;
+        if (m instanceof UserMessage u && u.hasSingleText() && u.singleText().contains(INJECTED)) {
+            String own = u.singleText().substring(0, u.singleText().indexOf(INJECTED));
+            kept = u.name() == null ? UserMessage.from(own) : UserMessage.from(u.name(), own);
+        }
+        return ChatWindows.Message.whole(kept.type().name(), ChatMessageSerializer.messageToJson(kept));
     }
 
     /**

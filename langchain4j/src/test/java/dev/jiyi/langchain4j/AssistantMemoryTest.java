@@ -32,11 +32,13 @@ class AssistantMemoryTest {
         String chat(@MemoryId String conversation, @dev.langchain4j.service.UserMessage String message);
     }
 
-    private static Assistant assistant(RecordingChatModel model, JiyiChatMemoryStore store, JiyiContentRetriever memory) {
+    private static Assistant assistant(RecordingChatModel model, JiyiChatMemoryStore store, JiyiContentRetriever memory,
+                                       JiyiContextPack resume) {
         return AiServices.builder(Assistant.class)
                 .chatModel(model)
                 .chatMemoryProvider(id -> MessageWindowChatMemory.builder().id(id).maxMessages(6).chatMemoryStore(store).build())
                 .contentRetriever(memory)
+                .systemMessageProvider(resume)
                 .build();
     }
 
@@ -47,8 +49,9 @@ class AssistantMemoryTest {
         RecordingChatModel model = new RecordingChatModel();
         try (Jiyi jiyi = Jiyi.open(home);
              JiyiChatMemoryStore store = new JiyiChatMemoryStore(jiyi, "default", "default");
-             JiyiContentRetriever memory = JiyiContentRetriever.builder().engine(jiyi).index("lucene").build()) {
-            Assistant assistant = assistant(model, store, memory);
+             JiyiContentRetriever memory = JiyiContentRetriever.builder().engine(jiyi).index("lucene").build();
+             JiyiContextPack resume = JiyiContextPack.builder().engine(jiyi).index("lucene").build()) {
+            Assistant assistant = assistant(model, store, memory, resume);
             assistant.chat("monday", "我住在上海，楼下有家 Quokkaville 咖啡店。");
             assistant.chat("monday", "Also, I live in Shanghai near the Bund.");
             for (int i = 0; i < 4; i++) {
@@ -59,18 +62,30 @@ class AssistantMemoryTest {
         }
         try (Jiyi jiyi = Jiyi.open(home);
              JiyiChatMemoryStore store = new JiyiChatMemoryStore(jiyi, "default", "default");
-             JiyiContentRetriever memory = JiyiContentRetriever.builder().engine(jiyi).index("lucene").build()) {
-            assertThat(store.getMessages("monday")).as("the window survives a restart").hasSize(6)
-                    .endsWith(AiMessage.from("好的 / OK"));
-            Assistant assistant = assistant(model, store, memory);
+             JiyiContentRetriever memory = JiyiContentRetriever.builder().engine(jiyi).index("lucene").build();
+             JiyiContextPack resume = JiyiContextPack.builder().engine(jiyi).index("lucene").build()) {
+            assertThat(store.getMessages("monday")).as("the window survives the engine's restart (its system message "
+                    + "lives as long as this JVM)").hasSize(6).endsWith(AiMessage.from("好的 / OK"));
+            Assistant assistant = assistant(model, store, memory, resume);
             assistant.chat("tuesday", "我住在哪里？");
             assertThat(model.lastUserText()).contains("我住在上海");
             assistant.chat("wednesday", "Where do I live?");
             assertThat(model.lastUserText()).contains("I live in Shanghai");
 
+            assistant.chat("tuesday", "再说一次？ Say it again?");
+            assertThat(model.lastSystemText()).as("Tuesday's pack, recalled by its last question, quotes Monday")
+                    .contains("Quokkaville");
+
             assertThat(store.forget("monday")).isEqualTo(12);
+            // Straight after forget, before any search: nothing of Monday in any file, nor among Lucene's terms,
+            // though Tuesday's and Wednesday's windows held packs that quoted it.
+            for (String trace : List.of("我住在上海", "Quokkaville", "quokkaville", "near the Bund")) {
+                assertThat(FileBytes.filesContaining(home, trace)).as("D1 '%s'", trace).isEmpty();
+            }
+            assertThat(LuceneTerms.containing(home, "quokkavil")).as("D1 Lucene's terms").isEmpty();
             assistant.chat("thursday", "我住在哪里？ Where do I live?");
             assertThat(model.lastUserText()).doesNotContain("上海").doesNotContain("Shanghai");
+            assertThat(model.lastSystemText()).doesNotContain("上海").doesNotContain("Quokkaville");
             assertThat(store.getMessages("monday")).isEmpty();
             assertThat(store.getMessages("tuesday")).as("other conversations keep their windows")
                     .contains(UserMessage.from("我住在哪里？"));

@@ -1,7 +1,7 @@
 package dev.jiyi.langchain4j;
 
-import dev.jiyi.authority.FileBytes;
 import dev.jiyi.authority.Event;
+import dev.jiyi.authority.FileBytes;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.engine.Jiyi;
 import dev.jiyi.ranking.RecallMode;
@@ -155,6 +155,94 @@ class JiyiChatMemoryStoreTest {
         assertThat(store.getMessages("c-1")).containsExactlyElementsOf(compacted);
         assertThat(turns("c-1")).extracting(Event::text).containsExactly("我想学西班牙语", "好的，每周三次？", "两次就够 twice a week",
                 "好，周二和周五。", "用哪本教材？", "摘要：用户在学西班牙语，每周两次（周二、周五）。", "推荐《现代西班牙语》。");
+    }
+
+    @Test
+    @DisplayName("a compacted window whose kept turns repeat earlier ones still captures the new turn after them")
+    void compactionWithRepeats() {
+        store.updateMessages("c-1", List.of(UserMessage.from("好的"), AiMessage.from("嗯"), UserMessage.from("好的"), AiMessage.from("嗯")));
+        store.updateMessages("c-1", List.of(SystemMessage.from("摘要 summary"), UserMessage.from("好的"), AiMessage.from("嗯"),
+                UserMessage.from("好的")));
+        assertThat(turns("c-1")).extracting(Event::text).containsExactly("好的", "嗯", "好的", "嗯", "好的");
+    }
+
+    @Test
+    @DisplayName("D1 a turn deleted while in the window is not captured again from a stale list, even after the window "
+            + "moved on without it")
+    void deletedTurnStaysDeleted() {
+        store.updateMessages("c-1", List.of(UserMessage.from("秘密 secret 123"), AiMessage.from("ok")));
+        jiyi.deleteEvent(SCOPE, turns("c-1").get(0).id());
+        store.updateMessages("c-1", List.of(AiMessage.from("ok"), UserMessage.from("next")));
+        store.updateMessages("c-1", List.of(UserMessage.from("秘密 secret 123"), AiMessage.from("ok"), UserMessage.from("next")));
+        assertThat(turns("c-1")).extracting(Event::text).containsExactly("ok", "next");
+        assertThat(store.getMessages("c-1")).containsExactly(AiMessage.from("ok"), UserMessage.from("next"));
+    }
+
+    @Test
+    @DisplayName("E2 a window lost (a restore, say) starts again without taking an earlier turn for a new one")
+    void lostWindowStartsAgain() throws IOException {
+        store.updateMessages("c-1", List.of(UserMessage.from("好的")));
+        try (Stream<Path> files = Files.list(home.resolve("windows").resolve("langchain4j"))) {
+            for (Path f : files.filter(f -> f.toString().endsWith(".json")).toList()) {
+                Files.delete(f);
+            }
+        }
+        store.updateMessages("c-1", List.of(UserMessage.from("好的")));
+        assertThat(turns("c-1")).extracting(Event::text).containsExactly("好的", "好的");
+    }
+
+    @Test
+    @DisplayName("S1 the same memory ID in two personas is two conversations: no conflict, each its own turns and forget")
+    void sameIdTwoScopes() {
+        try (JiyiChatMemoryStore bob = new JiyiChatMemoryStore(jiyi, "bob", "chat")) {
+            store.updateMessages("default", List.of(UserMessage.from("你好")));
+            bob.updateMessages("default", List.of(UserMessage.from("你好")));
+            assertThat(turns("default")).hasSize(1);
+            assertThat(bob.getMessages("default")).containsExactly(UserMessage.from("你好"));
+            assertThat(bob.forget("default")).isEqualTo(1);
+            assertThat(store.getMessages("default")).containsExactly(UserMessage.from("你好"));
+        }
+    }
+
+    @Test
+    @DisplayName("D1 system messages stay in the window for the process only: no window file holds one, and a copy a "
+            + "failed write left is removed by forget")
+    void instructionsNeverOnDisk() throws IOException {
+        List<ChatMessage> all = List.of(SystemMessage.from("你是助手 Zephyrine"), UserMessage.from("你好"));
+        store.updateMessages("c-1", all);
+        assertThat(store.getMessages("c-1")).containsExactlyElementsOf(all);
+        assertThat(FileBytes.filesContaining(home, "Zephyrine")).isEmpty();
+        Path dir = home.resolve("windows").resolve("langchain4j");
+        Path window;
+        try (Stream<Path> files = Files.list(dir)) {
+            window = files.filter(f -> f.toString().endsWith(".json")).findFirst().orElseThrow();
+        }
+        Files.writeString(window.resolveSibling(window.getFileName() + ".tmp"), "你好 left by a crash");
+        store.forget("c-1");
+        assertThat(FileBytes.filesContaining(home, "left by a crash")).isEmpty();
+        assertThatThrownBy(() -> store.updateMessages("c-2", List.of(SystemMessage.from("长".repeat(300_000)))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("messages");
+    }
+
+    @Test
+    @DisplayName("two engines on one home through different paths (a symbolic link) share the windows' lock")
+    void oneLockWhateverThePath() throws Exception {
+        Path link = Files.createSymbolicLink(home.resolveSibling(home.getFileName() + "-link"), home);
+        try (Jiyi other = Jiyi.open(link); JiyiChatMemoryStore there = new JiyiChatMemoryStore(other, "小明", "chat")) {
+            store.updateMessages("c-1", List.of(UserMessage.from("一")));
+            java.util.concurrent.ExecutorService two = java.util.concurrent.Executors.newFixedThreadPool(2);
+            List<java.util.concurrent.Future<?>> runs = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                runs.add(two.submit(() -> store.getMessages("c-1")));
+                runs.add(two.submit(() -> there.getMessages("c-1")));
+            }
+            for (java.util.concurrent.Future<?> r : runs) {
+                r.get();
+            }
+            two.shutdown();
+        } finally {
+            Files.delete(link);
+        }
     }
 
     @Test

@@ -33,8 +33,8 @@ import java.util.List;
  *
  * <p><b>What is captured.</b> A user's message and an assistant's message without tool calls, as
  * their text (media and metadata are not kept), become events of the conversation's own session
- * ({@link #session}), source {@code spring-ai}. System messages, tool calls and tool responses stay
- * in the window only. How lists are matched, what a crash leaves and what two writers of one
+ * ({@link #session}), source {@code spring-ai}. Tool calls and tool responses stay in the window
+ * only; system messages stay in it for the life of the process, never on disk. How lists are matched, what a crash leaves and what two writers of one
  * conversation can do: {@link ChatWindows}.
  */
 public final class JiyiChatMemoryRepository implements ChatMemoryRepository, AutoCloseable {
@@ -185,7 +185,9 @@ public final class JiyiChatMemoryRepository implements ChatMemoryRepository, Aut
                 responses.addObject().put("id", r.id()).put("name", r.name()).put("responseData", r.responseData());
             }
         }
-        return ChatWindows.Message.whole(m.getMessageType().name(), Output.mapper().writeValueAsString(json));
+        String serialized = Output.mapper().writeValueAsString(json);
+        return m instanceof SystemMessage ? ChatWindows.Message.instruction(m.getMessageType().name(), serialized)
+                : ChatWindows.Message.whole(m.getMessageType().name(), serialized);
     }
 
     /** A window's message as Spring AI's. */

@@ -10,14 +10,18 @@ import dev.jiyi.ranking.RecallMode;
 import dev.jiyi.ranking.RecallRequest;
 import dev.jiyi.ranking.RecalledItem;
 
+import org.springframework.ai.chat.client.ChatClientMessageAggregator;
 import org.springframework.ai.chat.client.ChatClientRequest;
 import org.springframework.ai.chat.client.ChatClientResponse;
 import org.springframework.ai.chat.client.advisor.api.Advisor;
 import org.springframework.ai.chat.client.advisor.api.AdvisorChain;
 import org.springframework.ai.chat.client.advisor.api.BaseAdvisor;
+import org.springframework.ai.chat.client.advisor.api.StreamAdvisorChain;
 import org.springframework.ai.chat.memory.ChatMemory;
 import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.messages.UserMessage;
+
+import reactor.core.publisher.Flux;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -38,9 +42,13 @@ import java.util.function.Function;
  * {@link #PROJECT}.
  *
  * <p><b>Beside a chat memory.</b> Its default order puts it just before Spring AI's chat memory
- * advisors: their history joins the prompt after the memories, and when a
- * {@code MessageChatMemoryAdvisor} over a {@link JiyiChatMemoryRepository} has stored the exchange,
- * the capture sees it and stores nothing twice.
+ * advisors, so their history joins the prompt after the memories. When a chat memory over a
+ * {@link JiyiChatMemoryRepository} of the same scope captured turns of the conversation during the
+ * call (its count of captured turns moved, or the window already ended with the question when the
+ * advisor ran), the exchange is the chat memory's to keep and the advisor captures nothing,
+ * whatever the order. A response that lost the call's context (a custom
+ * advisor rebuilt it) is not captured either: a missed capture rather than a double one. A
+ * streamed reply is captured whole, once the stream completes.
  */
 public final class JiyiMemoryAdvisor implements BaseAdvisor {
 
@@ -55,7 +63,7 @@ public final class JiyiMemoryAdvisor implements BaseAdvisor {
             + "use it, do not recite it):";
 
     private static final String QUESTION = "jiyi.question";
-    private static final String WINDOW = "jiyi.window";
+    private static final String CAPTURED = "jiyi.captured";
 
     private final Jiyi engine;
     private final Function<String, Scope> scopes;
@@ -96,8 +104,13 @@ public final class JiyiMemoryAdvisor implements BaseAdvisor {
         String memories = pack ? packed(scope, conversation) : recalled(scope, question);
         ChatClientRequest.Builder next = request.mutate();
         if (capture) {
+            String session = JiyiChatMemoryRepository.session(conversation);
+            ChatWindows windows = windows(scope);
+            List<ChatWindows.Message> window = windows.read(session);
+            boolean stored = !window.isEmpty() && window.getLast().equals(ChatWindows.Message.turn(Role.USER, question));
             next.context(QUESTION, question);
-            next.context(WINDOW, windows(scope).read(JiyiChatMemoryRepository.session(conversation)).size());
+            // A chat memory that ran first stored the question already: the exchange is its to keep.
+            next.context(CAPTURED, stored ? -1L : windows.captured(session));
         }
         if (memories != null) {
             String block = preamble.isEmpty() ? memories : preamble + "\n" + memories;
@@ -116,9 +129,8 @@ public final class JiyiMemoryAdvisor implements BaseAdvisor {
         Scope scope = scope(conversation, response.context());
         String session = JiyiChatMemoryRepository.session(conversation);
         ChatWindows windows = windows(scope);
-        Object before = response.context().get(WINDOW);
-        if (before instanceof Integer size && windows.read(session).size() != size) {
-            return response; // a chat memory stored this exchange already
+        if (!(response.context().get(CAPTURED) instanceof Long before) || windows.captured(session) != before) {
+            return response; // a chat memory captured this conversation's turns since before(): it keeps the exchange
         }
         List<ChatWindows.Message> exchange = new ArrayList<>(2);
         if (response.context().get(QUESTION) instanceof String question && !question.isBlank()) {
@@ -133,6 +145,14 @@ public final class JiyiMemoryAdvisor implements BaseAdvisor {
             Refusals.refused(() -> windows.append(session, conversation, exchange));
         }
         return response;
+    }
+
+    /** A streamed call: memories before, and the whole reply captured once the stream completes. */
+    @Override
+    public Flux<ChatClientResponse> adviseStream(ChatClientRequest request, StreamAdvisorChain chain) {
+        ChatClientRequest advised = before(request, chain);
+        return new ChatClientMessageAggregator().aggregateChatClientResponse(chain.nextStream(advised),
+                whole -> after(whole, chain));
     }
 
     @Override

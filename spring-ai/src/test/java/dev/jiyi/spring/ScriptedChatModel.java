@@ -24,6 +24,19 @@ final class ScriptedChatModel implements ChatModel {
         return new ChatResponse(List.of(new Generation(new AssistantMessage(REPLY))));
     }
 
+    /** Streams the same reply in two chunks, the finish reason on the last, as providers do. */
+    @Override
+    public reactor.core.publisher.Flux<ChatResponse> stream(Prompt prompt) {
+        synchronized (this) {
+            prompts.add(List.copyOf(prompt.getInstructions()));
+        }
+        String first = REPLY.substring(0, 5);
+        return reactor.core.publisher.Flux.just(
+                new ChatResponse(List.of(new Generation(new AssistantMessage(first)))),
+                new ChatResponse(List.of(new Generation(new AssistantMessage(REPLY.substring(5)),
+                        org.springframework.ai.chat.metadata.ChatGenerationMetadata.builder().finishReason("STOP").build()))));
+    }
+
     synchronized List<Message> lastPrompt() {
         return prompts.getLast();
     }

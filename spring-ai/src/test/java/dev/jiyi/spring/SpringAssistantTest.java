@@ -95,6 +95,64 @@ class SpringAssistantTest {
     }
 
     @Test
+    @DisplayName("E2 beside a full chat memory window, and in either order, each exchange is captured once")
+    void fullWindowEitherOrder() {
+        for (int order : new int[] {JiyiMemoryAdvisor.DEFAULT_ORDER, org.springframework.ai.chat.client.advisor.api.Advisor
+                .DEFAULT_CHAT_MEMORY_PRECEDENCE_ORDER + 1}) {
+            ScriptedChatModel model = new ScriptedChatModel();
+            runner("jiyi.advisor.order=" + order).run(context -> {
+                Jiyi jiyi = context.getBean(Jiyi.class);
+                ChatMemory memory = MessageWindowChatMemory.builder()
+                        .chatMemoryRepository(context.getBean(JiyiChatMemoryRepository.class)).maxMessages(4).build();
+                ChatClient client = ChatClient.builder(model).defaultAdvisors(MessageChatMemoryAdvisor.builder(memory).build(),
+                        context.getBean(JiyiMemoryAdvisor.class)).build();
+                String conversation = "full-" + order;
+                for (String said : List.of("一 one", "二 two", "三 three", "四 four")) {
+                    ask(client, conversation, said);
+                }
+                assertThat(turns(jiyi, Scope.DEFAULT, conversation)).as("order %s", order).containsExactly("一 one",
+                        ScriptedChatModel.REPLY, "二 two", ScriptedChatModel.REPLY, "三 three", ScriptedChatModel.REPLY,
+                        "四 four", ScriptedChatModel.REPLY);
+                assertThat(memory.get(conversation)).hasSize(4);
+            });
+        }
+    }
+
+    @Test
+    @DisplayName("a streamed reply is captured whole, once the stream completes; a cleared window and the same question "
+            + "again are two more turns")
+    void streamedAndCleared() {
+        ScriptedChatModel model = new ScriptedChatModel();
+        runner().run(context -> {
+            Jiyi jiyi = context.getBean(Jiyi.class);
+            ChatClient client = ChatClient.builder(model).defaultAdvisors(context.getBean(JiyiMemoryAdvisor.class)).build();
+            List<String> chunks = client.prompt().user("你好 hello").advisors(a -> a.param(ChatMemory.CONVERSATION_ID, "s"))
+                    .stream().content().collectList().block();
+            assertThat(String.join("", chunks)).isEqualTo(ScriptedChatModel.REPLY);
+            assertThat(turns(jiyi, Scope.DEFAULT, "s")).containsExactly("你好 hello", ScriptedChatModel.REPLY);
+            context.getBean(JiyiChatMemoryRepository.class).deleteByConversationId("s");
+            ask(client, "s", "你好 hello");
+            assertThat(turns(jiyi, Scope.DEFAULT, "s")).containsExactly("你好 hello", ScriptedChatModel.REPLY,
+                    "你好 hello", ScriptedChatModel.REPLY);
+        });
+    }
+
+    @Test
+    @DisplayName("S1 two personas on the default conversation: each call is captured in its own persona, no conflict")
+    void twoPersonasOneConversation() {
+        ScriptedChatModel model = new ScriptedChatModel();
+        runner().run(context -> {
+            Jiyi jiyi = context.getBean(Jiyi.class);
+            ChatClient client = ChatClient.builder(model).defaultAdvisors(context.getBean(JiyiMemoryAdvisor.class)).build();
+            for (String persona : List.of("alice", "bob")) {
+                client.prompt().user("你好").advisors(a -> a.param(JiyiMemoryAdvisor.PERSONA, persona)).call().content();
+            }
+            assertThat(turns(jiyi, new Scope("alice", "default"), "default")).containsExactly("你好", ScriptedChatModel.REPLY);
+            assertThat(turns(jiyi, new Scope("bob", "default"), "default")).containsExactly("你好", ScriptedChatModel.REPLY);
+        });
+    }
+
+    @Test
     @DisplayName("the advisor alone captures every exchange, a repeated one too, and adds nothing when nothing is recalled")
     void advisorAlone() {
         ScriptedChatModel model = new ScriptedChatModel();
@@ -149,6 +207,22 @@ class SpringAssistantTest {
                     ask(client, "trip", "继续 let's continue");
                     assertThat(model.lastSystemText()).contains("规划成都五日游").contains("酒店还没订");
                     assertThat(turns(jiyi, Scope.DEFAULT, "trip")).as("capture off").containsExactly("下个月去成都玩五天 budget 5000");
+                });
+    }
+
+    @Test
+    @DisplayName("Spring AI's own chat memory auto-configuration builds its MessageWindowChatMemory over the jiyi repository")
+    void springAiChatMemoryUsesJiyi() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        org.springframework.ai.model.chat.memory.autoconfigure.ChatMemoryAutoConfiguration.class,
+                        JiyiAutoConfiguration.class))
+                .withPropertyValues("jiyi.home=" + home)
+                .run(context -> {
+                    assertThat(context).hasSingleBean(ChatMemoryRepository.class).hasSingleBean(ChatMemory.class);
+                    assertThat(context.getBean(ChatMemoryRepository.class)).isInstanceOf(JiyiChatMemoryRepository.class);
+                    context.getBean(ChatMemory.class).add("c", new org.springframework.ai.chat.messages.UserMessage("我住在上海"));
+                    assertThat(turns(context.getBean(Jiyi.class), Scope.DEFAULT, "c")).containsExactly("我住在上海");
                 });
     }
 
