@@ -77,7 +77,7 @@ public final class ChatWindows {
             return new Message(null, null, required(kind), required(serialized), false);
         }
 
-        /** A system message: kept in the window for the life of the process, never written to disk. */
+        /** A system message: kept in the window in this process only (the latest windows'), never written to disk. */
         public static Message instruction(String kind, String serialized) {
             return new Message(null, null, required(kind), required(serialized), true);
         }

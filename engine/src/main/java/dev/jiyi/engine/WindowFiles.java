@@ -38,8 +38,8 @@ import java.util.stream.Stream;
  *
  * <p>Instructions (system messages) are never written: they can hold text of other conversations
  * (a context pack), which forgetting those must not leave on disk. Their entries are placeholders,
- * and the messages are kept for the life of this JVM ({@link #INSTRUCTIONS}); the frameworks hand
- * them in again with every call.
+ * and the messages are kept in this JVM only ({@link #INSTRUCTIONS}, the latest windows'); the
+ * frameworks hand them in again with every call.
  */
 final class WindowFiles {
 
@@ -81,8 +81,21 @@ final class WindowFiles {
         }
     }
 
-    /** The instructions of every window this JVM read or wrote: window file, then fingerprint, to message. */
-    private static final Map<Path, Map<String, String>> INSTRUCTIONS = new ConcurrentHashMap<>();
+    /** Most windows whose instructions this JVM keeps; the least recently used give theirs up first. */
+    static final int MAX_INSTRUCTED = 10_000;
+
+    /**
+     * The instructions of the windows this JVM wrote lately: window file, then fingerprint, to
+     * message. A window whose instructions were given up reads without them until the framework hands
+     * them in again, which it does with every call.
+     */
+    private static final Map<Path, Map<String, String>> INSTRUCTIONS = java.util.Collections.synchronizedMap(
+            new java.util.LinkedHashMap<>(16, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<Path, Map<String, String>> eldest) {
+                    return size() > MAX_INSTRUCTED;
+                }
+            });
     private static final Map<Path, ReentrantLock> IN_THIS_JVM = new ConcurrentHashMap<>();
     private static final FileAttribute<?> OWNER_ONLY_DIR = PosixFilePermissions.asFileAttribute(
             PosixFilePermissions.fromString("rwx------"));
@@ -190,7 +203,9 @@ final class WindowFiles {
 
     /** Replaces the window's file by a synced copy renamed over it; the copy is gone either way. */
     void save(Path file, Window window, Map<String, String> instructions) {
-        INSTRUCTIONS.computeIfAbsent(file, k -> new ConcurrentHashMap<>()).putAll(instructions);
+        if (!instructions.isEmpty()) {
+            INSTRUCTIONS.computeIfAbsent(file, k -> new ConcurrentHashMap<>()).putAll(instructions);
+        }
         ObjectNode root = Output.mapper().createObjectNode();
         root.put("format", 1);
         root.put("persona", scope.personaId());

@@ -33,8 +33,8 @@ import java.util.function.Supplier;
  * it, {@link #INJECTED}) and an assistant message of plain text become events of the conversation's
  * own session ({@link JiyiSessions#of}), source {@code langchain4j}. Tool calls and their results,
  * and messages with images, names or thinking, stay in the window only, as LangChain4j serializes
- * them; system messages (a {@link JiyiContextPack} quotes other conversations) stay in it for the
- * life of the process and are never written. How lists are matched, what a crash leaves and what
+ * them; system messages (a {@link JiyiContextPack} quotes other conversations) stay in it in this
+ * process only and are never written (AiServices hands them in with every call). How lists are matched, what a crash leaves and what
  * two writers of one conversation can do: {@link ChatWindows}.
  */
 public final class JiyiChatMemoryStore implements ChatMemoryStore, AutoCloseable {

@@ -34,7 +34,7 @@ import java.util.List;
  * <p><b>What is captured.</b> A user's message and an assistant's message without tool calls, as
  * their text (media and metadata are not kept), become events of the conversation's own session
  * ({@link #session}), source {@code spring-ai}. Tool calls and tool responses stay in the window
- * only; system messages stay in it for the life of the process, never on disk. How lists are matched, what a crash leaves and what two writers of one
+ * only; system messages stay in it in this process only, never on disk. How lists are matched, what a crash leaves and what two writers of one
  * conversation can do: {@link ChatWindows}.
  */
 public final class JiyiChatMemoryRepository implements ChatMemoryRepository, AutoCloseable {
