@@ -132,6 +132,11 @@ public final class ChatWindows {
         return out;
     }
 
+    /** The file of the session's window (for tests). */
+    Path file(String session) {
+        return files.file(session);
+    }
+
     /** How many turns the session's window has captured so far (it only grows). */
     public long captured(String session) {
         return files.locked(() -> files.load(files.file(session))).captured();
@@ -148,27 +153,85 @@ public final class ChatWindows {
         Path file = files.file(session);
         files.locked(() -> {
             WindowFiles.Window window = started(file, conversation, files.load(file));
-            Matching.match(turns, window);
-            return capture(file, session, conversation, window, turns, window.entries());
+            fingerprint(turns, window);
+            List<WindowFiles.Entry> live = new ArrayList<>();
+            List<String> deleted = new ArrayList<>();
+            for (WindowFiles.Entry e : window.entries()) {
+                if (e.event() != null) {
+                    if (engine.authority().event(scope, e.event()).isPresent()) {
+                        live.add(e);
+                    } else {
+                        deleted.add(e.fingerprint());
+                    }
+                }
+            }
+            Matching.match(turns, live, deleted, window);
+            return capture(file, session, conversation, window, turns, deleted);
         });
     }
 
+    /** Most messages a window grown by {@link #append} keeps; the oldest leave it (they stay turns). */
+    public static final int MAX_APPENDED = 200;
+
     /**
-     * Adds {@code messages} to the end of the session's window and captures the turns among them,
-     * all new (an advisor's exchange: the request and its reply), in one step under the lock.
+     * Adds {@code exchange} (an advisor's: the request and its reply) to the end of the session's
+     * window and captures its turns, unless a turn equal to {@code question} was captured at or
+     * after place {@code since} (a chat memory that keeps the conversation stored the exchange):
+     * decided and done in one step under the lock, so concurrent exchanges of one conversation are
+     * each kept. The window keeps its last {@link #MAX_APPENDED} messages. Returns whether it added.
      */
-    public void append(String session, String conversation, List<Message> messages) {
-        List<Turn> turns = turns(session, messages);
+    public boolean append(String session, String conversation, String question, long since, List<Message> exchange) {
+        List<Turn> turns = turns(session, exchange);
         Path file = files.file(session);
-        files.locked(() -> {
+        return files.locked(() -> {
             WindowFiles.Window window = started(file, conversation, files.load(file));
-            List<Turn> all = new ArrayList<>();
+            fingerprint(turns, window);
+            String asked = fingerprint(window.generation(), Role.USER.name(), question);
             for (WindowFiles.Entry e : window.entries()) {
+                if (asked.equals(e.fingerprint()) && place(e.event()) >= since) {
+                    return false;
+                }
+            }
+            List<Turn> all = new ArrayList<>();
+            List<WindowFiles.Entry> kept = window.entries().subList(
+                    Math.max(0, window.entries().size() - (MAX_APPENDED - turns.size())), window.entries().size());
+            for (WindowFiles.Entry e : kept) {
                 all.add(Turn.of(e));
             }
             all.addAll(turns);
-            return capture(file, session, conversation, window, all, List.of());
+            capture(file, session, conversation, window, all, List.of());
+            return true;
         });
+    }
+
+    /** The last message of the session's window, its turn read from the authority; empty when none. */
+    public java.util.Optional<Message> last(String session) {
+        Path file = files.file(session);
+        List<WindowFiles.Entry> entries = files.locked(() -> files.load(file)).entries();
+        if (entries.isEmpty()) {
+            return java.util.Optional.empty();
+        }
+        WindowFiles.Entry e = entries.getLast();
+        if (e.event() != null) {
+            return engine.authority().event(scope, e.event()).map(ev -> Message.turn(ev.role(), ev.text()));
+        }
+        String kept = e.instruction() ? WindowFiles.instruction(file, e) : e.message();
+        return kept == null ? java.util.Optional.empty()
+                : java.util.Optional.of(e.instruction() ? Message.instruction(e.kind(), kept) : Message.whole(e.kind(), kept));
+    }
+
+    /** The place among a window's captured turns that a turn's event ID records; -1 for another ID. */
+    static long place(String eventId) {
+        if (eventId == null || !eventId.startsWith("turn-")) {
+            return -1;
+        }
+        int end = eventId.lastIndexOf('-');
+        int start = eventId.lastIndexOf('-', end - 1);
+        try {
+            return Long.parseLong(eventId, start + 1, end, 10);
+        } catch (NumberFormatException | IndexOutOfBoundsException e) {
+            return -1;
+        }
     }
 
     /** Ends the session's window: it reads empty, and its turns stay in long-term memory. */
@@ -176,8 +239,9 @@ public final class ChatWindows {
         Path file = files.file(session);
         files.locked(() -> {
             WindowFiles.Window w = files.load(file);
-            List<WindowFiles.Entry> ended = new ArrayList<>(w.ended());
-            w.entries().stream().filter(e -> e.event() != null).forEach(ended::add);
+            List<WindowFiles.Entry> ended = new ArrayList<>();
+            java.util.stream.Stream.concat(w.ended().stream(), w.entries().stream())
+                    .filter(e -> e.event() != null && engine.authority().event(scope, e.event()).isPresent()).forEach(ended::add);
             files.save(file, new WindowFiles.Window(w.conversation(), w.generation() == null ? generation() : w.generation(),
                     w.captured(), List.of(), ended, w.tombstones()), Map.of());
             return null;
@@ -186,33 +250,35 @@ public final class ChatWindows {
 
     /**
      * Deletes the session for good: every turn of it (whoever stored it) with everything derived
-     * from them (D1), and its window; a derived index (Lucene) catches up before this returns, so no
-     * search and no file holds them. Returns how many turns were deleted; a session forgotten twice,
-     * or never stored, deletes nothing. It reads the scope's events to find the session's.
+     * from them and the corrections they are part of (D1), and its window; a derived index (Lucene)
+     * catches up before this returns, so no search and no file holds them. Returns how many events
+     * were deleted; a session forgotten twice, or never stored, deletes nothing. It reads the scope's
+     * events to find the session's.
      */
     public int forget(String session) {
         Path file = files.file(session);
         int deleted = files.locked(() -> {
             int n = 0;
             long after = 0;
-            for (List<Event> page = engine.authority().events(scope, after, 1_000); !page.isEmpty();
-                 page = engine.authority().events(scope, after, 1_000)) {
-                for (Event e : page) {
-                    if (e.sessionId().equals(session)) {
-                        engine.deleteEvent(scope, e.id());
-                        n++;
+            try {
+                for (List<Event> page = engine.authority().events(scope, after, 1_000); !page.isEmpty();
+                     page = engine.authority().events(scope, after, 1_000)) {
+                    for (Event e : page) {
+                        if (e.sessionId().equals(session) && engine.authority().event(scope, e.id()).isPresent()) {
+                            // (an earlier deletion of this page may have taken it already, through a correction)
+                            n += engine.deleteEvent(scope, e.id()).eventIds().size();
+                        }
                     }
+                    after = page.getLast().sequence();
                 }
-                after = page.getLast().sequence();
+                files.remove(file);
+            } finally {
+                for (Backend b : engine.builtBackends()) {
+                    b.warmUp(engine.authority()); // a derived index applies the deletions (and purges them) now
+                }
             }
-            files.remove(file);
             return n;
         });
-        if (deleted > 0) {
-            for (Backend b : engine.builtBackends()) {
-                b.warmUp(engine.authority()); // a derived index applies the deletions (and purges them) now
-            }
-        }
         return deleted;
     }
 
@@ -247,9 +313,9 @@ public final class ChatWindows {
         }
     }
 
-    /** 32 hex digits identifying a message by its kind and content. */
-    static String fingerprint(String kind, String content) {
-        return hash(kind + '\u0000' + content);
+    /** 32 hex digits identifying a message by its kind and content, keyed by its window's generation. */
+    static String fingerprint(String key, String kind, String content) {
+        return hash(key + '\u0000' + kind + '\u0000' + content);
     }
 
     /** The messages as turns to match, each checked: nothing is written before all of them pass. */
@@ -259,17 +325,31 @@ public final class ChatWindows {
             if (m.isTurn()) {
                 if (!m.text().isBlank()) {
                     new EventSubmission("check", scope, m.role(), m.text(), source, Category.CONVERSATION, session, null);
-                    out.add(new Turn(m.role(), m.text(), fingerprint(m.role().name(), m.text()), null));
+                    out.add(new Turn(m.role(), m.text(), null));
                 }
             } else {
                 if (m.serialized().length() > Limits.MAX_EVENT_TEXT) {
                     throw new InvalidInputException("messages", "a message kept whole must be at most "
                             + Limits.MAX_EVENT_TEXT + " characters");
                 }
-                out.add(new Turn(null, null, fingerprint(m.kind(), m.serialized()), m));
+                out.add(new Turn(null, null, m));
             }
         }
         return out;
+    }
+
+    /**
+     * Gives each turn its fingerprint in this window: a hash of its kind and content keyed by the
+     * window's generation, so a fingerprint left behind confirms nothing without the window's key,
+     * and forgetting the window forgets the key.
+     */
+    private static void fingerprint(List<Turn> turns, WindowFiles.Window window) {
+        for (Turn t : turns) {
+            if (t.fingerprint == null) {
+                t.fingerprint = t.role != null ? fingerprint(window.generation(), t.role.name(), t.text)
+                        : fingerprint(window.generation(), t.whole.kind(), t.whole.serialized());
+            }
+        }
     }
 
     /** The window, given a generation (written before any of its turns) when it has none yet. */
@@ -290,12 +370,12 @@ public final class ChatWindows {
     }
 
     /**
-     * Submits the turns that have no event yet and writes the window of {@code turns}. The window's
-     * turns left out of it whose events are gone become tombstones; {@code before} are the entries
-     * that may be left out (the window as it was, for a list stored; none for an append).
+     * Submits the turns that have no event yet and writes the window of {@code turns}; the
+     * fingerprints of {@code deleted} turns (the window's, whose events are gone) become tombstones,
+     * and ended turns whose events are gone are forgotten.
      */
     private Void capture(Path file, String session, String conversation, WindowFiles.Window window, List<Turn> turns,
-                         List<WindowFiles.Entry> before) {
+                         List<String> deleted) {
         long captured = window.captured();
         String prefix = "turn-" + hash(scope.personaId() + '\u0000' + scope.projectId() + '\u0000' + session + '\u0000'
                 + window.generation()) + "-";
@@ -321,12 +401,9 @@ public final class ChatWindows {
         Set<String> kept = new HashSet<>();
         entries.forEach(e -> kept.add(e.event()));
         List<String> tombstones = new ArrayList<>(window.tombstones());
-        for (WindowFiles.Entry e : before) {
-            if (e.event() != null && !kept.contains(e.event()) && engine.authority().event(scope, e.event()).isEmpty()) {
-                tombstones.add(e.fingerprint());
-            }
-        }
-        List<WindowFiles.Entry> ended = window.ended().stream().filter(e -> !kept.contains(e.event())).toList();
+        deleted.stream().filter(fp -> !tombstones.contains(fp)).forEach(tombstones::add);
+        List<WindowFiles.Entry> ended = window.ended().stream()
+                .filter(e -> !kept.contains(e.event()) && engine.authority().event(scope, e.event()).isPresent()).toList();
         files.save(file, new WindowFiles.Window(conversation, window.generation(), captured, entries, ended, tombstones),
                 instructions);
         return null;
@@ -336,22 +413,22 @@ public final class ChatWindows {
     static final class Turn {
         final Role role;
         final String text;
-        final String fingerprint;
         final Message whole;
+        String fingerprint;
         String event;
         boolean dropped;
         /** For an entry carried over unread (an append): the entry itself. */
         private WindowFiles.Entry carried;
 
-        Turn(Role role, String text, String fingerprint, Message whole) {
+        Turn(Role role, String text, Message whole) {
             this.role = role;
             this.text = text;
-            this.fingerprint = fingerprint;
             this.whole = whole;
         }
 
         static Turn of(WindowFiles.Entry e) {
-            Turn t = new Turn(null, null, e.fingerprint(), null);
+            Turn t = new Turn(null, null, null);
+            t.fingerprint = e.fingerprint();
             t.event = e.event();
             t.carried = e;
             return t;

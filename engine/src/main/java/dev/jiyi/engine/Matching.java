@@ -27,9 +27,15 @@ final class Matching {
     private Matching() {
     }
 
-    static void match(List<ChatWindows.Turn> turns, WindowFiles.Window window) {
+    /**
+     * Matches {@code turns} against the window's {@code live} turns (those whose events still exist:
+     * the frameworks build their lists from what the window reads, which leaves deleted turns out);
+     * the fingerprints of its {@code deleted} turns count as tombstones.
+     */
+    static void match(List<ChatWindows.Turn> turns, List<WindowFiles.Entry> live, List<String> deleted,
+                      WindowFiles.Window window) {
         List<ChatWindows.Turn> list = turns.stream().filter(t -> t.role != null).toList();
-        List<WindowFiles.Entry> held = window.entries().stream().filter(e -> e.event() != null).toList();
+        List<WindowFiles.Entry> held = live;
         int n = held.size();
         int m = list.size();
         int[] anchor = anchor(held, list);
@@ -39,6 +45,7 @@ final class Matching {
             list.get(j + i).event = held.get(n - k + i).event();
         }
         Set<String> tombstones = new HashSet<>(window.tombstones());
+        tombstones.addAll(deleted);
         int next = 0;
         List<ChatWindows.Turn> loose = new ArrayList<>();
         for (int i = 0; i < (k == 0 ? m : j); i++) {

@@ -175,6 +175,12 @@ final class WindowFiles {
                 entries(file, root.get("entries")), entries(file, root.get("ended")), tombstones);
     }
 
+    /** How many instructions this JVM holds for a window (for tests: one per instruction the window holds). */
+    static int instructionsHeld(Path file) {
+        Map<String, String> held = INSTRUCTIONS.get(file);
+        return held == null ? 0 : held.size();
+    }
+
     /** An instruction's message, as this JVM last saw it; null when it has not. */
     static String instruction(Path file, Entry e) {
         Map<String, String> known = INSTRUCTIONS.get(file);
@@ -203,8 +209,22 @@ final class WindowFiles {
 
     /** Replaces the window's file by a synced copy renamed over it; the copy is gone either way. */
     void save(Path file, Window window, Map<String, String> instructions) {
-        if (!instructions.isEmpty()) {
-            INSTRUCTIONS.computeIfAbsent(file, k -> new ConcurrentHashMap<>()).putAll(instructions);
+        // Keep the instructions this window holds now, and no other (a pack replaced every call must not pile up).
+        Map<String, String> held = new java.util.HashMap<>();
+        Map<String, String> before = INSTRUCTIONS.get(file);
+        for (Entry e : window.entries()) {
+            if (e.instruction()) {
+                String message = instructions.containsKey(e.fingerprint()) ? instructions.get(e.fingerprint())
+                        : before == null ? null : before.get(e.fingerprint());
+                if (message != null) {
+                    held.put(e.fingerprint(), message);
+                }
+            }
+        }
+        if (held.isEmpty()) {
+            INSTRUCTIONS.remove(file);
+        } else {
+            INSTRUCTIONS.put(file, held);
         }
         ObjectNode root = Output.mapper().createObjectNode();
         root.put("format", 1);
@@ -236,6 +256,7 @@ final class WindowFiles {
             } catch (AtomicMoveNotSupportedException e) {
                 Files.move(copy, file, StandardCopyOption.REPLACE_EXISTING);
             }
+            syncFolder(file.getParent());
         } catch (IOException e) {
             try {
                 Files.deleteIfExists(copy);
@@ -243,6 +264,15 @@ final class WindowFiles {
                 e.addSuppressed(cleanup);
             }
             throw new UncheckedIOException("writing a chat window", e);
+        }
+    }
+
+    /** Syncs a folder, so that a rename in it survives a power loss (where the platform can: not on Windows). */
+    private static void syncFolder(Path folder) {
+        try (FileChannel dir = FileChannel.open(folder, StandardOpenOption.READ)) {
+            dir.force(true);
+        } catch (IOException | UnsupportedOperationException notPossibleHere) {
+            // where a folder cannot be synced, a power loss may lose the newest window; its turns stay
         }
     }
 

@@ -43,10 +43,10 @@ import java.util.function.Function;
  *
  * <p><b>Beside a chat memory.</b> Its default order puts it just before Spring AI's chat memory
  * advisors, so their history joins the prompt after the memories. When a chat memory over a
- * {@link JiyiChatMemoryRepository} of the same scope captured turns of the conversation during the
- * call (its count of captured turns moved, or the window already ended with the question when the
- * advisor ran), the exchange is the chat memory's to keep and the advisor captures nothing,
- * whatever the order. A response that lost the call's context (a custom
+ * {@link JiyiChatMemoryRepository} of the same scope captured the question during the call (or
+ * just before the advisor ran), the exchange is the chat memory's to keep and the advisor captures
+ * nothing, whatever the order; otherwise it appends the exchange in one step under the windows'
+ * lock, so concurrent calls of one conversation are each kept. A response that lost the call's context (a custom
  * advisor rebuilt it) is not captured either: a missed capture rather than a double one. A
  * streamed reply is captured whole, once the stream completes.
  */
@@ -106,11 +106,11 @@ public final class JiyiMemoryAdvisor implements BaseAdvisor {
         if (capture) {
             String session = JiyiChatMemoryRepository.session(conversation);
             ChatWindows windows = windows(scope);
-            List<ChatWindows.Message> window = windows.read(session);
-            boolean stored = !window.isEmpty() && window.getLast().equals(ChatWindows.Message.turn(Role.USER, question));
+            long captured = windows.captured(session);
+            // A chat memory that ran first stored the question already: its place counts as during the call.
+            boolean stored = windows.last(session).filter(m -> m.equals(ChatWindows.Message.turn(Role.USER, question))).isPresent();
             next.context(QUESTION, question);
-            // A chat memory that ran first stored the question already: the exchange is its to keep.
-            next.context(CAPTURED, stored ? -1L : windows.captured(session));
+            next.context(CAPTURED, stored ? captured - 1 : captured);
         }
         if (memories != null) {
             String block = preamble.isEmpty() ? memories : preamble + "\n" + memories;
@@ -128,12 +128,11 @@ public final class JiyiMemoryAdvisor implements BaseAdvisor {
         String conversation = conversation(response.context());
         Scope scope = scope(conversation, response.context());
         String session = JiyiChatMemoryRepository.session(conversation);
-        ChatWindows windows = windows(scope);
-        if (!(response.context().get(CAPTURED) instanceof Long before) || windows.captured(session) != before) {
-            return response; // a chat memory captured this conversation's turns since before(): it keeps the exchange
+        if (!(response.context().get(CAPTURED) instanceof Long since) || !(response.context().get(QUESTION) instanceof String question)) {
+            return response; // the call's context was lost (a custom advisor rebuilt it): a missed capture, not a double one
         }
         List<ChatWindows.Message> exchange = new ArrayList<>(2);
-        if (response.context().get(QUESTION) instanceof String question && !question.isBlank()) {
+        if (!question.isBlank()) {
             exchange.add(ChatWindows.Message.turn(Role.USER, question));
         }
         AssistantMessage reply = response.chatResponse() == null || response.chatResponse().getResult() == null ? null
@@ -142,7 +141,8 @@ public final class JiyiMemoryAdvisor implements BaseAdvisor {
             exchange.add(ChatWindows.Message.turn(Role.ASSISTANT, reply.getText()));
         }
         if (!exchange.isEmpty()) {
-            Refusals.refused(() -> windows.append(session, conversation, exchange));
+            // Unless a chat memory captured the question during the call: then the exchange is its to keep.
+            Refusals.refused(() -> windows(scope).append(session, conversation, question, since, exchange));
         }
         return response;
     }
