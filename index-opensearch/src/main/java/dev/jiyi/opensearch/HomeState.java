@@ -1,0 +1,97 @@
+package dev.jiyi.opensearch;
+
+import dev.jiyi.authority.index.ChangeLogFollower.Position;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.Optional;
+import java.util.Properties;
+
+/**
+ * What the home keeps about its documents in the cluster ({@code opensearch/state.properties}): the
+ * home's ID there (random, made once), the build the cluster's documents belong to (random, made by
+ * each rebuild, also kept in the cluster's meta document of the home), and the change-log position
+ * the last commit reached. The mark is jiyi's and lives in the home: a cluster restored from an old
+ * snapshot, or one that lost the index, is noticed (its build differs or is gone) and rebuilt.
+ *
+ * @param home  the home's ID in the cluster
+ * @param build the build the cluster's documents belong to; empty before the first build
+ */
+record HomeState(String home, String build, Position position) {
+
+    static final String FILE = "state.properties";
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    static String randomId() {
+        byte[] b = new byte[8];
+        RANDOM.nextBytes(b);
+        return HexFormat.of().formatHex(b);
+    }
+
+    /** Whether the folder holds a state at all: the home has been built in a cluster. */
+    static boolean exists(Path folder) {
+        return Files.isRegularFile(folder.resolve(FILE));
+    }
+
+    /** The state in {@code folder}, if any. */
+    static Optional<HomeState> read(Path folder) throws IOException {
+        Path file = folder.resolve(FILE);
+        if (!Files.isRegularFile(file)) {
+            return Optional.empty();
+        }
+        Properties p = new Properties();
+        try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            p.load(r);
+        }
+        String home = p.getProperty("home", "");
+        if (!home.matches("[0-9a-f]{16}")) {
+            return Optional.empty();
+        }
+        long seq;
+        try {
+            seq = Long.parseLong(p.getProperty("seq", "0"));
+        } catch (NumberFormatException e) {
+            seq = 0;
+        }
+        return Optional.of(new HomeState(home, p.getProperty("build", ""), new Position(seq, p.getProperty("mark", ""))));
+    }
+
+    /** Writes the state whole (a synced copy renamed over the old one). */
+    void write(Path folder) throws IOException {
+        Files.createDirectories(folder);
+        Properties p = new Properties();
+        p.setProperty("home", home);
+        p.setProperty("build", build);
+        p.setProperty("seq", Long.toString(position.seq()));
+        p.setProperty("mark", position.mark());
+        Path temp = folder.resolve(FILE + ".tmp");
+        try (Writer w = Files.newBufferedWriter(temp, StandardCharsets.UTF_8)) {
+            p.store(w, "jiyi's documents in the OpenSearch cluster: do not edit; delete the folder to start over");
+        }
+        try (var channel = java.nio.channels.FileChannel.open(temp, java.nio.file.StandardOpenOption.WRITE)) {
+            channel.force(true);
+        }
+        try {
+            Files.move(temp, folder.resolve(FILE), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(temp, folder.resolve(FILE), StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+
+    HomeState at(Position reached) {
+        return new HomeState(home, build, reached);
+    }
+
+    HomeState rebuilt(String newBuild, Position head) {
+        return new HomeState(home, newBuild, head);
+    }
+}
