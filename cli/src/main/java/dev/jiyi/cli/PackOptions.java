@@ -16,7 +16,7 @@ final class PackOptions {
     String session;
 
     @Option(names = "--index", paramLabel = "INDEX",
-            description = "fts5 or lucene (default: the recall.index setting, else fts5).")
+            description = "fts5, lucene or opensearch (default: the recall.index setting, else fts5).")
     String index;
 
     @Option(names = "--mode", paramLabel = "MODE", defaultValue = "fast",

@@ -61,7 +61,7 @@ final class RecallCommand extends Verb {
     RecallMode mode;
 
     @Option(names = "--index", paramLabel = "INDEX",
-            description = "fts5 or lucene (default: the recall.index setting, else fts5).")
+            description = "fts5, lucene or opensearch (default: the recall.index setting, else fts5).")
     String index;
 
     @Option(names = "--limit", paramLabel = "N", defaultValue = "10", description = "Results at most (default: 10).")

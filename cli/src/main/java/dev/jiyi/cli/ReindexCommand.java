@@ -22,15 +22,17 @@ import java.util.Optional;
  * rebuild themselves when their version changes; this is for an index that {@code doctor} reports
  * out of step). {@code --vectors} instead embeds the scope's memories that lack a vector of the
  * current embedding model (V3, V4); {@code --lucene} rebuilds the derived Lucene index from the
- * authority (L1). With both, the vectors come first, so that the rebuilt Lucene index holds them.
+ * authority (L1), {@code --opensearch} the home's documents in the OpenSearch cluster. With
+ * {@code --vectors} and one of them, the vectors come first, so that the rebuilt index holds them.
  */
 @Command(name = "reindex", description = {"Rebuild the search indexes from the stored events and memories.",
         "Without options: the FTS5 index, in one transaction (readers keep the old index",
         "until it commits). With --vectors: embed the scope's memories that have no",
         "vector of the current embedding model, outside any transaction, and store the",
         "vectors only after every one was computed. With --lucene: rebuild the Lucene",
-        "index from the authority into a fresh directory and switch to it. With both:",
-        "vectors, then Lucene."})
+        "index from the authority into a fresh directory and switch to it. With",
+        "--opensearch: rebuild the home's documents in the OpenSearch cluster",
+        "(index.opensearch.url). With --vectors and one of them: vectors first."})
 final class ReindexCommand extends Verb {
 
     @Option(names = "--vectors", description = "Complete the scope's vectors instead of rebuilding FTS5.")
@@ -39,16 +41,22 @@ final class ReindexCommand extends Verb {
     @Option(names = "--lucene", description = "Rebuild the Lucene index ($JIYI_HOME/lucene) instead of FTS5.")
     boolean lucene;
 
+    @Option(names = "--opensearch", description = "Rebuild the home's documents in the OpenSearch cluster instead of FTS5.")
+    boolean opensearch;
+
     @Override
     int run(Jiyi jiyi, Output out) throws IOException {
         if (vectors) {
             int code = vectors(jiyi, out, System.nanoTime());
-            if (code != ExitCode.OK || !lucene) {
-                return code; // a failed embedding stops here: the Lucene index is left as it was
+            if (code != ExitCode.OK || !(lucene || opensearch)) {
+                return code; // a failed embedding stops here: the derived index is left as it was
             }
         }
-        if (lucene) {
-            return lucene(jiyi, out, System.nanoTime());
+        if (lucene && opensearch) {
+            throw new dev.jiyi.authority.InvalidInputException("--opensearch", "cannot be combined with --lucene");
+        }
+        if (lucene || opensearch) {
+            return derived(jiyi, out, lucene ? IndexKind.LUCENE : IndexKind.OPENSEARCH, System.nanoTime());
         }
         long started = System.nanoTime();
         Backend.Rebuilt fed;
@@ -74,16 +82,17 @@ final class ReindexCommand extends Verb {
         return jiyi.authority().tableCounts().indexed();
     }
 
-    private int lucene(Jiyi jiyi, Output out, long started) {
+    /** Rebuilds a derived index (Lucene, OpenSearch) from the authority. */
+    private int derived(Jiyi jiyi, Output out, IndexKind kind, long started) {
         Backend.Rebuilt fed;
-        try (Progress progress = out.progress("reindex --lucene", rows(jiyi))) {
-            fed = jiyi.backend(IndexKind.LUCENE).rebuild(jiyi.authority(), progress::advance);
+        try (Progress progress = out.progress("reindex --" + kind.code(), rows(jiyi))) {
+            fed = jiyi.backend(kind).rebuild(jiyi.authority(), progress::advance);
         }
         long millis = (System.nanoTime() - started) / 1_000_000;
         Optional<Path> directory = fed.directory();
         if (out.json()) {
             Map<String, Object> m = new LinkedHashMap<>();
-            m.put("rebuilt", IndexKind.LUCENE.code());
+            m.put("rebuilt", kind.code());
             m.put("events", fed.events());
             m.put("memories", fed.memories());
             m.put("vectors", fed.vectors());
@@ -92,7 +101,7 @@ final class ReindexCommand extends Verb {
             m.put("millis", millis);
             out.json(m);
         } else {
-            out.text("rebuilt the Lucene index: " + fed.events() + " events, " + fed.memories() + " memories, "
+            out.text("rebuilt the " + (kind == IndexKind.LUCENE ? "Lucene" : "OpenSearch") + " index: " + fed.events() + " events, " + fed.memories() + " memories, "
                     + fed.vectors() + " vectors, up to change-log sequence " + fed.head() + " in " + millis + " ms"
                     + directory.map(d -> " (" + d + ")").orElse(""));
         }

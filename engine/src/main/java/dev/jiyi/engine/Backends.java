@@ -5,6 +5,7 @@ import dev.jiyi.authority.index.Settings;
 import dev.jiyi.fts5.Fts5Backend;
 import dev.jiyi.fts5.Fts5Index;
 import dev.jiyi.lucene.LuceneBackend;
+import dev.jiyi.opensearch.OpenSearchBackend;
 
 import java.nio.file.Path;
 
@@ -25,6 +26,7 @@ final class Backends {
         return switch (kind) {
             case FTS5 -> new Fts5Backend(fts5);
             case LUCENE -> new LuceneBackend(home, settings);
+            case OPENSEARCH -> new OpenSearchBackend(home, settings);
         };
     }
 }

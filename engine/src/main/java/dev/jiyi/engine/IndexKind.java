@@ -14,9 +14,14 @@ public enum IndexKind {
     /** SQLite FTS5 in the authority's own file: always there, always current. */
     FTS5,
     /** The derived Lucene index in the home's {@code lucene} folder: BM25 and HNSW, built on first use. */
-    LUCENE;
+    LUCENE,
+    /**
+     * A derived index on an OpenSearch cluster ({@code index.opensearch.url}): BM25 in the cluster,
+     * vectors compared exactly from the authority; the home keeps its state in {@code opensearch}.
+     */
+    OPENSEARCH;
 
-    /** The name as users write it: {@code fts5}, {@code lucene}. */
+    /** The name as users write it: {@code fts5}, {@code lucene}, {@code opensearch}. */
     public String code() {
         return name().toLowerCase(Locale.ROOT);
     }

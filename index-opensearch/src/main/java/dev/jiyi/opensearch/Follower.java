@@ -26,9 +26,12 @@ import java.util.function.LongConsumer;
  * document by ID, so a page applied twice (after a lost connection or a killed process) changes
  * nothing. Each page is made searchable before the follow returns (a refresh of the home's shard);
  * its position is then written to the cluster's meta document of the home and to the home's own
- * state file, in that order. After a deletion the shard is refreshed, flushed and its segments that
- * hold deleted documents are merged away, so that the deleted text is neither searchable nor on
- * the nodes' disks when the deletion returns (D1).
+ * state file, in that order. A deletion is not searchable once the follow that applied it returns
+ * (the refresh). The cluster keeps a deleted document on disk (a soft delete) until every copy's
+ * retention lease has passed it, which the cluster moves every 30 seconds; so the purge (flush,
+ * merge away the segments' deleted documents, refresh, flush) is owed until then, kept in the home's
+ * state, and made by the first follow after it is due ({@link #purgeIfDue}): then no byte of the
+ * deleted text is left on any node (D1).
  */
 final class Follower implements ChangeLogFollower.Target {
 
@@ -71,6 +74,7 @@ final class Follower implements ChangeLogFollower.Target {
      * rebuilt first.
      */
     ChangeLogFollower.Outcome follow(Snapshot s) throws IOException {
+        purgeIfDue();
         if (!clusterHoldsBuild()) {
             rebuild(s, state.build().isEmpty() ? "first use" : "the cluster does not hold this home's documents");
         }
@@ -179,13 +183,80 @@ final class Follower implements ChangeLogFollower.Target {
     /** Writes the position to the cluster's meta document, then to the home; after a deletion, purges first. */
     @Override
     public void commit(Position reached) throws IOException {
-        if (deleted) {
-            purge();
-            deleted = false;
-        }
         writeMeta(state.build(), reached);
         state = state.at(reached);
+        if (deleted) {
+            state = state.owing(owed(state.purge(), shardSeqNos(false)));
+            deleted = false;
+        }
         state.write(folder);
+        purgeIfDue();
+    }
+
+    /** Whether a purge is owed (D1 holds on the nodes' disks once it is made). */
+    boolean purgeOwed() {
+        return !state.purge().isEmpty();
+    }
+
+    /**
+     * Makes the purge owed once every copy of each shard concerned has a retention lease past the
+     * shard's deletions; whether one is still owed afterwards.
+     */
+    boolean purgeIfDue() throws IOException {
+        if (state.purge().isEmpty() || !cluster.exists("checking the index", "/" + index)) {
+            return false;
+        }
+        Map<Integer, Long> leases = shardSeqNos(true);
+        for (String part : state.purge().split(",")) {
+            String[] shardSeq = part.split(":");
+            Long lease = leases.get(Integer.parseInt(shardSeq[0]));
+            if (lease != null && lease <= Long.parseLong(shardSeq[1])) {
+                return true;
+            }
+        }
+        purge();
+        state = state.owing("");
+        state.write(folder);
+        return false;
+    }
+
+    /**
+     * For each shard of the index: its highest sequence number over all copies, or ({@code leases})
+     * the lowest sequence number any copy's retention leases still retain.
+     */
+    private Map<Integer, Long> shardSeqNos(boolean leases) throws IOException {
+        JsonNode shards = cluster.call("reading the shards' sequence numbers", "GET", "/" + index + "/_stats",
+                Map.of("level", "shards", "filter_path", "indices.*.shards.*.seq_no,indices.*.shards.*.retention_leases"),
+                null).path("indices").path(index).path("shards");
+        Map<Integer, Long> out = new java.util.TreeMap<>();
+        for (Map.Entry<String, JsonNode> shard : shards.properties()) {
+            long value = leases ? Long.MAX_VALUE : -1;
+            for (JsonNode copy : shard.getValue()) {
+                if (leases) {
+                    for (JsonNode lease : copy.path("retention_leases").path("leases")) {
+                        value = Math.min(value, lease.path("retaining_seq_no").asLong(0));
+                    }
+                } else {
+                    value = Math.max(value, copy.path("seq_no").path("max_seq_no").asLong(-1));
+                }
+            }
+            out.put(Integer.parseInt(shard.getKey()), value);
+        }
+        return out;
+    }
+
+    /** The purge owed after new deletions: each shard's highest sequence number, kept at the larger. */
+    private static String owed(String before, Map<Integer, Long> now) {
+        Map<Integer, Long> owed = new java.util.TreeMap<>(now);
+        if (!before.isEmpty()) {
+            for (String part : before.split(",")) {
+                String[] shardSeq = part.split(":");
+                owed.merge(Integer.parseInt(shardSeq[0]), Long.parseLong(shardSeq[1]), Math::max);
+            }
+        }
+        StringBuilder b = new StringBuilder();
+        owed.forEach((shard, seq) -> b.append(b.isEmpty() ? "" : ",").append(shard).append(':').append(seq));
+        return b.toString();
     }
 
     @Override
@@ -222,11 +293,11 @@ final class Follower implements ChangeLogFollower.Target {
             memories += page.size();
             fed.accept(page.size());
         }
-        purge();
         writeMeta(build, head);
-        state = state.rebuilt(build, head);
+        state = state.rebuilt(build, head).owing(owed(state.purge(), shardSeqNos(false)));
         state.write(folder);
         deleted = false;
+        purgeIfDue();
         return new long[] {events, memories, head.seq()};
     }
 
@@ -244,13 +315,15 @@ final class Follower implements ChangeLogFollower.Target {
         }
     }
 
-    /** Refresh (nothing deleted is searchable), flush (the translog lets go of it), merge it away (D1). */
+    /**
+     * Flush (the translog lets go of the deleted operations), merge away every segment's deleted
+     * documents, then refresh and flush again, so that no reader or commit keeps the old segments.
+     */
     private void purge() throws IOException {
-        Map<String, String> none = Map.of();
-        cluster.call("refreshing after a deletion", "POST", "/" + index + "/_refresh", none, null);
-        cluster.call("flushing after a deletion", "POST", "/" + index + "/_flush", Map.of("force", "true"), null);
+        cluster.call("flushing before a purge", "POST", "/" + index + "/_flush", Map.of("force", "true"), null);
         cluster.call("purging deleted documents", "POST", "/" + index + "/_forcemerge",
                 Map.of("only_expunge_deletes", "true"), null);
+        cluster.call("refreshing after a purge", "POST", "/" + index + "/_refresh", Map.of(), null);
         cluster.call("flushing after a purge", "POST", "/" + index + "/_flush", Map.of("force", "true"), null);
     }
 

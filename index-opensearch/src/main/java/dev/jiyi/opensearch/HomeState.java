@@ -22,10 +22,17 @@ import java.util.Properties;
  * the last commit reached. The mark is jiyi's and lives in the home: a cluster restored from an old
  * snapshot, or one that lost the index, is noticed (its build differs or is gone) and rebuilt.
  *
+ * <p>It also keeps the purge a deletion still owes (D1): the cluster keeps a deleted document's
+ * terms on disk until every copy's retention lease has passed the deletion (its soft deletes, for
+ * replica recovery), so the purge waits for that, and a process that exits first leaves it to the
+ * next one.
+ *
  * @param home  the home's ID in the cluster
  * @param build the build the cluster's documents belong to; empty before the first build
+ * @param purge the purge owed: for each shard, the highest sequence number of its deletions
+ *              ({@code shard:seq,...}); empty when none is
  */
-record HomeState(String home, String build, Position position) {
+record HomeState(String home, String build, Position position, String purge) {
 
     static final String FILE = "state.properties";
 
@@ -62,7 +69,8 @@ record HomeState(String home, String build, Position position) {
         } catch (NumberFormatException e) {
             seq = 0;
         }
-        return Optional.of(new HomeState(home, p.getProperty("build", ""), new Position(seq, p.getProperty("mark", ""))));
+        return Optional.of(new HomeState(home, p.getProperty("build", ""), new Position(seq, p.getProperty("mark", "")),
+                p.getProperty("purge", "").matches("(\\d+:\\d+(,\\d+:\\d+)*)?") ? p.getProperty("purge", "") : ""));
     }
 
     /** Writes the state whole (a synced copy renamed over the old one). */
@@ -73,6 +81,7 @@ record HomeState(String home, String build, Position position) {
         p.setProperty("build", build);
         p.setProperty("seq", Long.toString(position.seq()));
         p.setProperty("mark", position.mark());
+        p.setProperty("purge", purge);
         Path temp = folder.resolve(FILE + ".tmp");
         try (Writer w = Files.newBufferedWriter(temp, StandardCharsets.UTF_8)) {
             p.store(w, "jiyi's documents in the OpenSearch cluster: do not edit; delete the folder to start over");
@@ -88,10 +97,14 @@ record HomeState(String home, String build, Position position) {
     }
 
     HomeState at(Position reached) {
-        return new HomeState(home, build, reached);
+        return new HomeState(home, build, reached, purge);
     }
 
     HomeState rebuilt(String newBuild, Position head) {
-        return new HomeState(home, newBuild, head);
+        return new HomeState(home, newBuild, head, purge);
+    }
+
+    HomeState owing(String newPurge) {
+        return new HomeState(home, build, position, newPurge);
     }
 }

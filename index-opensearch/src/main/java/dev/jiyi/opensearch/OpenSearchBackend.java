@@ -171,6 +171,7 @@ public final class OpenSearchBackend implements Backend {
             m.put("applied_seq", status == null ? null : status.applied());
             m.put("change_log_head", status == null ? null : status.head());
             m.put("lag", status == null ? null : status.behind());
+            m.put("purge_owed", index != null && index.purgeOwed());
             m.put("memories", report == null ? null : report.memories());
             m.put("events", report == null ? null : report.events());
             m.put("problem", finding);
@@ -195,6 +196,10 @@ public final class OpenSearchBackend implements Backend {
                     status.head(), status.behind()));
             out.add(String.format("  %-16s %d of %d", "memories", report.memories(), memories));
             out.add(String.format("  %-16s %d of %d", "events", report.events(), events));
+            if (index.purgeOwed()) {
+                out.add("  purge owed: a deletion's terms stay on the nodes' disks (never searchable) until the"
+                        + " cluster's retention leases pass it (about 30 s); the next query or doctor purges them");
+            }
             return out;
         }
 

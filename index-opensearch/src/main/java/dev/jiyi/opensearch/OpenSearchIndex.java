@@ -66,7 +66,7 @@ public final class OpenSearchIndex implements LexicalIndex, Closeable {
     static OpenSearchIndex open(Path folder, OpenSearchOptions options) {
         try {
             HomeState state = HomeState.read(folder)
-                    .orElse(new HomeState(HomeState.randomId(), "", ChangeLogFollower.Position.START));
+                    .orElse(new HomeState(HomeState.randomId(), "", ChangeLogFollower.Position.START, ""));
             Cluster cluster = Cluster.connect(options);
             return new OpenSearchIndex(cluster, options, new Follower(cluster, options, folder, state));
         } catch (IOException e) {
@@ -122,6 +122,23 @@ public final class OpenSearchIndex implements LexicalIndex, Closeable {
         if (s != followed.get()) {
             followNow(s);
         }
+    }
+
+    /**
+     * Makes the purge a deletion owes if it is due (see {@link Follower}); whether one is still owed.
+     * Every follow does this too; a caller that must see D1 hold on the nodes' disks waits with it.
+     */
+    public synchronized boolean purgeIfDue() {
+        try {
+            return follower.purgeIfDue();
+        } catch (IOException e) {
+            throw new StorageException("purging deleted documents in the OpenSearch index", e);
+        }
+    }
+
+    /** Whether a deletion's purge is still owed (its text may be on the nodes' disks, never searchable). */
+    public synchronized boolean purgeOwed() {
+        return follower.purgeOwed();
     }
 
     /** Rebuilds the home's documents from the authority ({@code reindex --opensearch}). */

@@ -35,7 +35,7 @@ final class McpReadTools {
 
     static McpParam index() {
         return McpParam.string("index", "The index that finds lexical candidates: fts5 (SQLite, always present) "
-                + "or lucene (derived; built on first use). Default: the home's recall.index setting, else fts5.")
+                + "lucene (derived; built on first use) or opensearch (derived, on the cluster index.opensearch.url names). Default: the home's recall.index setting, else fts5.")
                 .oneOf(INDEXES);
     }
 
