@@ -46,14 +46,14 @@ final class ReindexCommand extends Verb {
 
     @Override
     int run(Jiyi jiyi, Output out) throws IOException {
+        if (lucene && opensearch) {
+            throw new dev.jiyi.authority.InvalidInputException("--opensearch", "cannot be combined with --lucene");
+        }
         if (vectors) {
             int code = vectors(jiyi, out, System.nanoTime());
             if (code != ExitCode.OK || !(lucene || opensearch)) {
                 return code; // a failed embedding stops here: the derived index is left as it was
             }
-        }
-        if (lucene && opensearch) {
-            throw new dev.jiyi.authority.InvalidInputException("--opensearch", "cannot be combined with --lucene");
         }
         if (lucene || opensearch) {
             return derived(jiyi, out, lucene ? IndexKind.LUCENE : IndexKind.OPENSEARCH, System.nanoTime());

@@ -49,7 +49,9 @@ final class Cluster implements Closeable {
             int port = u.getPort() > 0 ? u.getPort() : u.getScheme().equals("https") ? 443 : 9200;
             hosts[i] = new HttpHost(u.getScheme(), u.getHost(), port);
         }
-        var builder = RestClient.builder(hosts);
+        // A purge's merge or a large bulk may take a while on a busy cluster: two minutes an answer.
+        var builder = RestClient.builder(hosts).setRequestConfigCallback(config -> config
+                .setResponseTimeout(org.apache.hc.core5.util.Timeout.ofMinutes(2)));
         if (options.username() != null) {
             String token = Base64.getEncoder().encodeToString(
                     (options.username() + ":" + options.password()).getBytes(StandardCharsets.UTF_8));
@@ -101,6 +103,8 @@ final class Cluster implements Closeable {
                 Response r = client.performRequest(request);
                 String text = r.getEntity() == null ? "{}" : EntityUtils.toString(r.getEntity(), StandardCharsets.UTF_8);
                 return JSON.readTree(text.isEmpty() ? "{}" : text);
+            } catch (java.net.ConnectException | org.apache.hc.core5.http.ConnectionClosedException e) {
+                throw new IOException(what + ": no node of the cluster answered", e);
             } catch (ResponseException e) {
                 if (e.getResponse().getStatusLine().getStatusCode() == 429 && attempt < TRIES) {
                     sleep(pause);

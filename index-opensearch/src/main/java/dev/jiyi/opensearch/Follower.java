@@ -25,8 +25,9 @@ import java.util.function.LongConsumer;
  * row; the follower reads the row's current state from the snapshot and indexes or deletes its
  * document by ID, so a page applied twice (after a lost connection or a killed process) changes
  * nothing. Each page is made searchable before the follow returns (a refresh of the home's shard);
- * its position is then written to the cluster's meta document of the home and to the home's own
- * state file, in that order. A deletion is not searchable once the follow that applied it returns
+ * its position is then written to the home's own state file. A rebuild writes the home's meta
+ * document in the cluster (its build), which each process checks once before it follows
+ * ({@link #verify}). A deletion is not searchable once the follow that applied it returns
  * (the refresh). The cluster keeps a deleted document on disk (a soft delete) until every copy's
  * retention lease has passed it, which the cluster moves every 30 seconds; so the purge (flush,
  * merge away the segments' deleted documents, refresh, flush) is owed until then, kept in the home's
@@ -44,6 +45,8 @@ final class Follower implements ChangeLogFollower.Target {
     private HomeState state;
     /** Whether a page applied since the last commit deleted documents (the commit purges them). */
     private boolean deleted;
+    /** Whether this process has checked that the cluster holds the home's build ({@link #verify}). */
+    private boolean verified;
 
     Follower(Cluster cluster, OpenSearchOptions options, Path folder, HomeState state) {
         this.cluster = cluster;
@@ -64,8 +67,9 @@ final class Follower implements ChangeLogFollower.Target {
         return out;
     }
 
+    /** A request about the home: its shard, and always the same copy of it (the statistics agree). */
     private Map<String, String> routed() {
-        return Map.of("routing", state.home());
+        return Map.of("routing", state.home(), "preference", state.home());
     }
 
     /**
@@ -74,21 +78,80 @@ final class Follower implements ChangeLogFollower.Target {
      * rebuilt first.
      */
     ChangeLogFollower.Outcome follow(Snapshot s) throws IOException {
-        purgeIfDue();
-        if (!clusterHoldsBuild()) {
-            rebuild(s, state.build().isEmpty() ? "first use" : "the cluster does not hold this home's documents");
+        if (!verified) {
+            verify(s);
         }
-        return follower.follow(s, this);
+        try {
+            purgeIfDue();
+        } catch (IOException e) {
+            notices.add("opensearch index: the purge of deleted documents failed and is still owed (" + e.getMessage()
+                    + "); the next query tries again");
+        }
+        try {
+            return follower.follow(s, this);
+        } catch (IOException e) {
+            verified = false; // the index may be gone or another: check it again next time
+            throw e;
+        }
+    }
+
+    /**
+     * Checks, once per process (and after a failure), that the cluster holds this home's current
+     * build in an index of jiyi's mapping; rebuilds when it does not. A state file copied with its
+     * home to another folder names the other home's documents: this home then takes an ID of its
+     * own, and the documents of the old ID are removed (the other home, if it still exists, rebuilds
+     * itself when it next finds its build gone).
+     */
+    private void verify(Snapshot s) throws IOException {
+        String here = folder.toAbsolutePath().normalize().toString();
+        if (!state.path().isEmpty() && !state.path().equals(here)) {
+            String old = state.home();
+            state = new HomeState(HomeState.randomId(), "", Position.START, state.purge(), here);
+            if (cluster.exists("checking the index", "/" + index)) {
+                deleteHome(old);
+            }
+            rebuild(s, "the home was moved or copied from another folder");
+        } else if (!clusterHoldsBuild()) {
+            // Another process of this home may have rebuilt it since this one read the state.
+            HomeState onDisk = HomeState.read(folder).orElse(state);
+            if (!onDisk.build().equals(state.build()) && onDisk.path().equals(state.path())) {
+                state = onDisk;
+            }
+            if (!clusterHoldsBuild()) {
+                rebuild(s, state.build().isEmpty() ? "first use" : "the cluster does not hold this home's documents");
+            }
+        }
+        verified = true;
     }
 
     private boolean clusterHoldsBuild() throws IOException {
         if (state.build().isEmpty() || !cluster.exists("checking the index", "/" + index)) {
             return false;
         }
+        checkMapping();
         JsonNode meta = cluster.call("reading the home's meta document", "GET",
                 "/" + index + "/_doc/" + encode(Documents.metaId(state.home())), Map.of("routing", state.home(),
-                        "ignore", "404"), null);
+                        "preference", state.home(), "ignore", "404"), null);
         return meta.path("found").asBoolean(false) && state.build().equals(meta.path("_source").path("build").asString(""));
+    }
+
+    /**
+     * Refuses an index that jiyi did not make (or one the cluster re-created with a dynamic mapping
+     * after it was deleted during a write): its text fields would be stored and its filters match
+     * nothing.
+     */
+    private void checkMapping() throws IOException {
+        JsonNode mapping = cluster.call("reading the index's mapping", "GET", "/" + index + "/_mapping", Map.of(), null)
+                .path(index).path("mappings");
+        JsonNode p = mapping.path("properties");
+        boolean ours = p.path("pool").path("type").asString("").equals("keyword")
+                && p.path(Documents.MEMORY_TEXT).path("analyzer").asString("").equals("keyword")
+                && p.path(Documents.EVENT_TEXT).path("analyzer").asString("").equals("keyword")
+                && mapping.path("_source").path("excludes").toString().contains(Documents.MEMORY_TEXT);
+        if (!ours) {
+            throw new IOException("index " + index + " was not made by jiyi (its mapping differs); delete it or set "
+                    + OpenSearchOptions.INDEX + " to another name, then run `jiyi reindex --opensearch`");
+        }
     }
 
     @Override
@@ -98,7 +161,7 @@ final class Follower implements ChangeLogFollower.Target {
 
     @Override
     public void apply(Snapshot s, List<ChangeLog.Entry> entries) throws IOException {
-        StringBuilder bulk = new StringBuilder();
+        List<String> bulk = new ArrayList<>();
         Set<String> events = new LinkedHashSet<>();
         Set<String> memories = new LinkedHashSet<>();
         List<String> goneById = new ArrayList<>();
@@ -109,7 +172,7 @@ final class Follower implements ChangeLogFollower.Target {
                     if (!delete) {
                         events.add(e.entityId());
                     } else if (e.rowId() != null) {
-                        delete(bulk, Documents.eventId(state.home(), e.rowId()));
+                        delete(bulk, Documents.eventId(state.home(), e.rowId()), state.home());
                     } else {
                         goneById.add(Documents.EVENT + ":" + e.entityId());
                     }
@@ -118,7 +181,7 @@ final class Follower implements ChangeLogFollower.Target {
                     if (!delete) {
                         memories.add(e.entityId());
                     } else if (e.rowId() != null) {
-                        delete(bulk, Documents.memoryId(state.home(), e.rowId()));
+                        delete(bulk, Documents.memoryId(state.home(), e.rowId()), state.home());
                     } else {
                         goneById.add(Documents.MEMORY + ":" + e.entityId());
                     }
@@ -128,8 +191,14 @@ final class Follower implements ChangeLogFollower.Target {
                 }
             }
         }
-        if (bulk.length() > 0 || !goneById.isEmpty()) {
+        if (!bulk.isEmpty() || !goneById.isEmpty()) {
             deleted = true;
+        }
+        if (!goneById.isEmpty()) { // entries older than row numbers: by ID, before a later entry re-creates one
+            ObjectNode ids = Cluster.object();
+            var terms = ids.putObject("terms").putArray("id");
+            goneById.forEach(terms::add);
+            deleteMatching(state.home(), ids, "deleting documents by ID");
         }
         for (Event e : s.eventsById(events)) {
             put(bulk, Documents.eventId(state.home(), e.sequence()), Documents.event(state.home(), e));
@@ -138,12 +207,11 @@ final class Follower implements ChangeLogFollower.Target {
             put(bulk, Documents.memoryId(state.home(), m.rowId()), Documents.memory(state.home(), m));
         }
         send(bulk, "applying the change log");
-        if (!goneById.isEmpty()) {
-            ObjectNode ids = Cluster.object();
-            var terms = ids.putObject("terms").putArray("id");
-            goneById.forEach(terms::add);
-            deleteMatching(ids, "deleting documents by ID");
-        }
+    }
+
+    /** Removes every document of a home ID (one this home no longer uses). */
+    private void deleteHome(String home) throws IOException {
+        deleteMatching(home, Cluster.object().set("match_all", Cluster.object()), "removing the documents of a former home ID");
     }
 
     /**
@@ -151,14 +219,14 @@ final class Follower implements ChangeLogFollower.Target {
      * then a bulk delete), so that no plugin beyond the core is needed ({@code _delete_by_query} is
      * the reindex module's).
      */
-    private void deleteMatching(ObjectNode query, String what) throws IOException {
+    private void deleteMatching(String home, ObjectNode query, String what) throws IOException {
         JsonNode after = null;
         while (true) {
             ObjectNode body = Cluster.object();
             body.put("size", ChangeLogFollower.PAGE);
             body.put("_source", false);
             var filter = body.putObject("query").putObject("bool").putArray("filter");
-            filter.add(Documents.term("home", state.home()));
+            filter.add(Documents.term("home", home));
             filter.add(query);
             var sort = body.putArray("sort");
             sort.addObject().put("type", "asc");
@@ -166,13 +234,14 @@ final class Follower implements ChangeLogFollower.Target {
             if (after != null) {
                 body.set("search_after", after);
             }
-            JsonNode hits = cluster.call(what, "POST", "/" + index + "/_search", routed(), body).path("hits").path("hits");
+            JsonNode hits = cluster.call(what, "POST", "/" + index + "/_search",
+                    Map.of("routing", home, "preference", home), body).path("hits").path("hits");
             if (hits.isEmpty()) {
                 return;
             }
-            StringBuilder bulk = new StringBuilder();
+            List<String> bulk = new ArrayList<>();
             for (JsonNode hit : hits) {
-                delete(bulk, hit.path("_id").asString());
+                delete(bulk, hit.path("_id").asString(), home);
             }
             send(bulk, what);
             deleted = true;
@@ -181,16 +250,17 @@ final class Follower implements ChangeLogFollower.Target {
     }
 
     /** Writes the position to the cluster's meta document, then to the home; after a deletion, purges first. */
+    /**
+     * Writes the position reached to the home's state (the documents are already searchable). The
+     * cluster's meta document is written by a rebuild only, so that following writes no document
+     * over and over (each rewrite would leave a deleted one for a purge to merge away).
+     */
     @Override
     public void commit(Position reached) throws IOException {
-        writeMeta(state.build(), reached);
-        state = state.at(reached);
-        if (deleted) {
-            state = state.owing(owed(state.purge(), shardSeqNos(false)));
-            deleted = false;
-        }
+        String owed = deleted ? owed(state.purge(), shardSeqNos(false)) : state.purge();
+        state = state.at(reached).owing(owed);
+        deleted = false;
         state.write(folder);
-        purgeIfDue();
     }
 
     /** Whether a purge is owed (D1 holds on the nodes' disks once it is made). */
@@ -207,10 +277,15 @@ final class Follower implements ChangeLogFollower.Target {
             return false;
         }
         Map<Integer, Long> leases = shardSeqNos(true);
+        Map<Integer, Long> now = shardSeqNos(false);
         for (String part : state.purge().split(",")) {
             String[] shardSeq = part.split(":");
-            Long lease = leases.get(Integer.parseInt(shardSeq[0]));
-            if (lease != null && lease <= Long.parseLong(shardSeq[1])) {
+            int shard = Integer.parseInt(shardSeq[0]);
+            long owedTo = Long.parseLong(shardSeq[1]);
+            Long lease = leases.get(shard);
+            // A shard past its recorded sequence number is another index (re-created): nothing to wait for.
+            boolean recreated = now.getOrDefault(shard, -1L) < owedTo;
+            if (lease != null && lease <= owedTo && !recreated) {
                 return true;
             }
         }
@@ -240,7 +315,7 @@ final class Follower implements ChangeLogFollower.Target {
                     value = Math.max(value, copy.path("seq_no").path("max_seq_no").asLong(-1));
                 }
             }
-            out.put(Integer.parseInt(shard.getKey()), value);
+            out.put(Integer.parseInt(shard.getKey()), Math.max(0, value));
         }
         return out;
     }
@@ -270,12 +345,12 @@ final class Follower implements ChangeLogFollower.Target {
         ensureIndex();
         Position head = ChangeLogFollower.head(s);
         String build = HomeState.randomId();
-        deleteMatching(Cluster.object().set("match_all", Cluster.object()), "removing the home's old documents");
+        deleteHome(state.home());
         long events = 0;
         long memories = 0;
         for (List<Event> page = s.eventsAfter(0, ChangeLogFollower.PAGE); !page.isEmpty();
              page = s.eventsAfter(page.getLast().sequence(), ChangeLogFollower.PAGE)) {
-            StringBuilder bulk = new StringBuilder();
+            List<String> bulk = new ArrayList<>();
             for (Event e : page) {
                 put(bulk, Documents.eventId(state.home(), e.sequence()), Documents.event(state.home(), e));
             }
@@ -285,7 +360,7 @@ final class Follower implements ChangeLogFollower.Target {
         }
         for (List<Memory> page = s.memoriesAfter(0, ChangeLogFollower.PAGE); !page.isEmpty();
              page = s.memoriesAfter(page.getLast().rowId(), ChangeLogFollower.PAGE)) {
-            StringBuilder bulk = new StringBuilder();
+            List<String> bulk = new ArrayList<>();
             for (Memory m : page) {
                 put(bulk, Documents.memoryId(state.home(), m.rowId()), Documents.memory(state.home(), m));
             }
@@ -294,10 +369,11 @@ final class Follower implements ChangeLogFollower.Target {
             fed.accept(page.size());
         }
         writeMeta(build, head);
-        state = state.rebuilt(build, head).owing(owed(state.purge(), shardSeqNos(false)));
+        String owed = owed(state.purge(), shardSeqNos(false));
+        state = state.rebuilt(build, head).owing(owed);
         state.write(folder);
         deleted = false;
-        purgeIfDue();
+        verified = true;
         return new long[] {events, memories, head.seq()};
     }
 
@@ -338,35 +414,54 @@ final class Follower implements ChangeLogFollower.Target {
                 Map.of("routing", state.home(), "refresh", "true"), meta);
     }
 
-    private void put(StringBuilder bulk, String id, ObjectNode doc) {
+    /** One bulk item: its action line and its document line. */
+    private void put(List<String> bulk, String id, ObjectNode doc) {
         ObjectNode action = Cluster.object();
         action.putObject("index").put("_id", id).put("routing", state.home());
-        bulk.append(Cluster.JSON.writeValueAsString(action)).append('\n');
-        bulk.append(Cluster.JSON.writeValueAsString(doc)).append('\n');
+        bulk.add(Cluster.JSON.writeValueAsString(action) + "\n" + Cluster.JSON.writeValueAsString(doc) + "\n");
     }
 
-    private void delete(StringBuilder bulk, String id) {
+    private static void delete(List<String> bulk, String id, String home) {
         ObjectNode action = Cluster.object();
-        action.putObject("delete").put("_id", id).put("routing", state.home());
-        bulk.append(Cluster.JSON.writeValueAsString(action)).append('\n');
+        action.putObject("delete").put("_id", id).put("routing", home);
+        bulk.add(Cluster.JSON.writeValueAsString(action) + "\n");
     }
 
-    /** One bulk request, made searchable before it returns; any item's failure fails it (a delete of nothing is fine). */
-    private void send(StringBuilder bulk, String what) throws IOException {
-        if (bulk.length() == 0) {
-            return;
-        }
-        JsonNode r = cluster.bulk(what, "/" + index + "/_bulk", Map.of("refresh", "true"), bulk.toString());
-        if (!r.path("errors").asBoolean(false)) {
-            return;
-        }
-        for (JsonNode item : r.path("items")) {
-            for (Map.Entry<String, JsonNode> op : item.properties()) {
-                int status = op.getValue().path("status").asInt(0);
-                if (status >= 300 && !(op.getKey().equals("delete") && status == 404)) {
-                    throw new IOException(what + ": the cluster refused a document with " + status + " ("
-                            + op.getValue().path("error").path("type").asString("") + ")");
+    /**
+     * One bulk request, made searchable before it returns. Items a shard refused for load (429)
+     * are sent again, with a growing pause; any other item's failure fails it (a delete of nothing
+     * is fine).
+     */
+    private void send(List<String> items, String what) throws IOException {
+        long pause = 50;
+        for (int attempt = 1; !items.isEmpty(); attempt++) {
+            JsonNode r = cluster.bulk(what, "/" + index + "/_bulk", Map.of("refresh", "true"), String.join("", items));
+            if (!r.path("errors").asBoolean(false)) {
+                return;
+            }
+            List<String> again = new ArrayList<>();
+            int i = 0;
+            for (JsonNode item : r.path("items")) {
+                for (Map.Entry<String, JsonNode> op : item.properties()) {
+                    int status = op.getValue().path("status").asInt(0);
+                    if (status == 429 && attempt < 8) {
+                        again.add(items.get(i));
+                    } else if (status >= 300 && !(op.getKey().equals("delete") && status == 404)) {
+                        throw new IOException(what + ": the cluster refused a document with " + status + " ("
+                                + op.getValue().path("error").path("type").asString("") + ")");
+                    }
                 }
+                i++;
+            }
+            items = again;
+            if (!items.isEmpty()) {
+                try {
+                    Thread.sleep(pause);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted while the cluster was busy", e);
+                }
+                pause *= 2;
             }
         }
     }

@@ -31,8 +31,10 @@ import java.util.Properties;
  * @param build the build the cluster's documents belong to; empty before the first build
  * @param purge the purge owed: for each shard, the highest sequence number of its deletions
  *              ({@code shard:seq,...}); empty when none is
+ * @param path  the folder the state was written in: a state read in another folder was copied
+ *              or moved there with its home, and names the other home's documents
  */
-record HomeState(String home, String build, Position position, String purge) {
+record HomeState(String home, String build, Position position, String purge, String path) {
 
     static final String FILE = "state.properties";
 
@@ -70,7 +72,12 @@ record HomeState(String home, String build, Position position, String purge) {
             seq = 0;
         }
         return Optional.of(new HomeState(home, p.getProperty("build", ""), new Position(seq, p.getProperty("mark", "")),
-                p.getProperty("purge", "").matches("(\\d+:\\d+(,\\d+:\\d+)*)?") ? p.getProperty("purge", "") : ""));
+                purge(p.getProperty("purge", "")), p.getProperty("path", "")));
+    }
+
+    /** An owed purge as written; one that cannot be read is owed at once on shard 0 (purging early is harmless). */
+    private static String purge(String written) {
+        return written.matches("(\\d+:-?\\d+(,\\d+:-?\\d+)*)?") ? written.replace(":-1", ":0") : "0:0";
     }
 
     /** Writes the state whole (a synced copy renamed over the old one). */
@@ -82,9 +89,10 @@ record HomeState(String home, String build, Position position, String purge) {
         p.setProperty("seq", Long.toString(position.seq()));
         p.setProperty("mark", position.mark());
         p.setProperty("purge", purge);
+        p.setProperty("path", folder.toAbsolutePath().normalize().toString());
         Path temp = folder.resolve(FILE + ".tmp");
         try (Writer w = Files.newBufferedWriter(temp, StandardCharsets.UTF_8)) {
-            p.store(w, "jiyi's documents in the OpenSearch cluster: do not edit; delete the folder to start over");
+            p.store(w, "jiyi's documents in the OpenSearch cluster: do not edit (jiyi reindex --opensearch rebuilds them)");
         }
         try (var channel = java.nio.channels.FileChannel.open(temp, java.nio.file.StandardOpenOption.WRITE)) {
             channel.force(true);
@@ -97,14 +105,14 @@ record HomeState(String home, String build, Position position, String purge) {
     }
 
     HomeState at(Position reached) {
-        return new HomeState(home, build, reached, purge);
+        return new HomeState(home, build, reached, purge, path);
     }
 
     HomeState rebuilt(String newBuild, Position head) {
-        return new HomeState(home, newBuild, head, purge);
+        return new HomeState(home, newBuild, head, purge, path);
     }
 
     HomeState owing(String newPurge) {
-        return new HomeState(home, build, position, newPurge);
+        return new HomeState(home, build, position, newPurge, path);
     }
 }

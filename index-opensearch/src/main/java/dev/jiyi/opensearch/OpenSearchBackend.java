@@ -67,9 +67,14 @@ public final class OpenSearchBackend implements Backend {
         return recallIndex;
     }
 
+    /**
+     * None: the documents live in the cluster, and the home's {@value #FOLDER} folder keeps only
+     * where they stand. After an import or a restore the first query finds that the change log no
+     * longer continues them and rebuilds them (a home that no longer names a cluster is not asked to).
+     */
     @Override
     public Optional<String> folder() {
-        return Optional.of(FOLDER);
+        return Optional.empty();
     }
 
     /** Whether the home has been built in a cluster (its state file exists). */
@@ -140,9 +145,12 @@ public final class OpenSearchBackend implements Backend {
         return index == null ? List.of() : index.takeNotices();
     }
 
+    /** Applies the change log now (after a deletion, say); nothing for a home that names no cluster. */
     @Override
     public void warmUp(Authority authority) {
-        index().catchUp(authority);
+        if (OpenSearchOptions.configured(settings)) {
+            index().catchUp(authority);
+        }
     }
 
     @Override

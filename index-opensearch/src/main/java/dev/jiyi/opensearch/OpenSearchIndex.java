@@ -56,7 +56,7 @@ public final class OpenSearchIndex implements LexicalIndex, Closeable {
         this.cluster = cluster;
         this.options = options;
         this.follower = follower;
-        this.searcher = new Searcher(cluster, options.index(), follower.state().home());
+        this.searcher = new Searcher(cluster, options.index(), () -> follower.state().home());
     }
 
     /**
@@ -66,7 +66,8 @@ public final class OpenSearchIndex implements LexicalIndex, Closeable {
     static OpenSearchIndex open(Path folder, OpenSearchOptions options) {
         try {
             HomeState state = HomeState.read(folder)
-                    .orElse(new HomeState(HomeState.randomId(), "", ChangeLogFollower.Position.START, ""));
+                    .orElse(new HomeState(HomeState.randomId(), "", ChangeLogFollower.Position.START, "",
+                            folder.toAbsolutePath().normalize().toString()));
             Cluster cluster = Cluster.connect(options);
             return new OpenSearchIndex(cluster, options, new Follower(cluster, options, folder, state));
         } catch (IOException e) {
@@ -109,6 +110,7 @@ public final class OpenSearchIndex implements LexicalIndex, Closeable {
 
     private synchronized Status followNow(Snapshot s) {
         followed = new WeakReference<>(s);
+        searcher.forget();
         try {
             ChangeLogFollower.Outcome o = follower.follow(s);
             status = new Status(o.applied(), o.head());
@@ -129,6 +131,7 @@ public final class OpenSearchIndex implements LexicalIndex, Closeable {
      * Every follow does this too; a caller that must see D1 hold on the nodes' disks waits with it.
      */
     public synchronized boolean purgeIfDue() {
+        searcher.forget(); // a purge merges deleted documents away: the statistics change
         try {
             return follower.purgeIfDue();
         } catch (IOException e) {
@@ -146,6 +149,7 @@ public final class OpenSearchIndex implements LexicalIndex, Closeable {
         return authority.read(s -> {
             synchronized (this) {
                 try {
+                    searcher.forget();
                     long[] r = follower.build(s, fed);
                     followed = new WeakReference<>(s);
                     status = new Status(r[2], r[2]);

@@ -55,7 +55,7 @@ record OpenSearchOptions(List<URI> nodes, String index, int shards, int replicas
             throw new InvalidInputException(URL, "must be set to the cluster's address, e.g. http://localhost:9200");
         }
         List<URI> nodes = new ArrayList<>();
-        for (String part : url.split(",")) {
+        for (String part : url.split(",", -1)) {
             nodes.add(node(part.strip()));
         }
         String index = settings.text(INDEX) == null ? DEFAULT_INDEX : settings.text(INDEX);
@@ -85,6 +85,10 @@ record OpenSearchOptions(List<URI> nodes, String index, int shards, int replicas
         if (uri.getScheme() == null || !(uri.getScheme().equals("http") || uri.getScheme().equals("https"))
                 || uri.getHost() == null) {
             throw new InvalidInputException(URL, "must be http:// or https:// addresses, comma-separated");
+        }
+        if (uri.getRawPath() != null && !uri.getRawPath().isEmpty() && !uri.getRawPath().equals("/")
+                || uri.getRawQuery() != null) {
+            throw new InvalidInputException(URL, "must be addresses of nodes (scheme, host and port), without a path");
         }
         if (uri.getUserInfo() != null) {
             throw new InvalidInputException(URL, "must not hold credentials; set " + USERNAME_VARIABLE + " and "

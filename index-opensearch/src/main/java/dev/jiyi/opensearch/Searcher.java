@@ -38,17 +38,26 @@ final class Searcher {
 
     private final Cluster cluster;
     private final String index;
-    private final String home;
+    /** The home's ID now: a copied home takes a new one at its first follow. */
+    private final java.util.function.Supplier<String> homeId;
     final SearchCounts counts = new SearchCounts();
+    /**
+     * Term statistics read since the index last changed, by field and scope: the searches of one
+     * recall (one snapshot, one follow) ask about the same terms several times. {@link #forget}
+     * drops them whenever a follow may have written.
+     */
+    private final Map<String, Stats> known = new HashMap<>();
 
-    Searcher(Cluster cluster, String index, String home) {
+    Searcher(Cluster cluster, String index, java.util.function.Supplier<String> homeId) {
         this.cluster = cluster;
         this.index = index;
-        this.home = home;
+        this.homeId = homeId;
     }
 
+    /** The home's shard, and always the same copy of it, so that statistics and scores agree. */
     private Map<String, String> routed() {
-        return Map.of("routing", home);
+        String home = homeId.get();
+        return Map.of("routing", home, "preference", home);
     }
 
     /** The statistics of one field for one scope: what Lucene's {@code ScopedSearcher} reads. */
@@ -59,14 +68,34 @@ final class Searcher {
         }
     }
 
+    /** Forgets the statistics read so far (the index may have changed). */
+    void forget() {
+        known.clear();
+    }
+
+    /** The statistics of these phrases' pieces, read once per change of the index. */
     private Stats stats(String field, Scope scope, List<List<String>> phrases) throws IOException {
+        String key = field + '\u0001' + Documents.termPrefix(homeId.get(), scope);
+        Stats have = known.get(key);
         LinkedHashSet<String> pieces = new LinkedHashSet<>();
         for (List<String> p : phrases) {
-            pieces.addAll(Documents.scoped(home, scope, p));
+            pieces.addAll(Documents.scoped(homeId.get(), scope, p));
         }
+        if (have != null && have.docFreq().keySet().containsAll(pieces)) {
+            return have;
+        }
+        Stats read = read(field, scope, pieces);
+        if (have != null) {
+            read.docFreq().putAll(have.docFreq());
+        }
+        known.put(key, read);
+        return read;
+    }
+
+    private Stats read(String field, Scope scope, LinkedHashSet<String> pieces) throws IOException {
         boolean events = field.equals(Documents.EVENT_TEXT);
-        List<String> pools = events ? List.of(Documents.eventPool(home, scope))
-                : List.of(Documents.memoryPool(home, scope, true), Documents.memoryPool(home, scope, false));
+        List<String> pools = events ? List.of(Documents.eventPool(homeId.get(), scope))
+                : List.of(Documents.memoryPool(homeId.get(), scope, true), Documents.memoryPool(homeId.get(), scope, false));
         ObjectNode body = Cluster.object();
         ObjectNode doc = body.putObject("doc");
         ArrayNode text = doc.putArray(field);
@@ -80,6 +109,9 @@ final class Searcher {
         JsonNode vectors = r.path("term_vectors");
         long shardDocs = vectors.path(field).path("field_statistics").path("doc_count").asLong(0);
         Map<String, Long> df = new HashMap<>();
+        for (String piece : pieces) {
+            df.put(piece, 0L); // absent from the answer: no document holds it
+        }
         vectors.path(field).path("terms").properties().forEach(e -> df.put(e.getKey(), e.getValue().path("doc_freq").asLong(0)));
         long scopeDocs = 0;
         for (String p : pools) {
@@ -102,7 +134,7 @@ final class Searcher {
 
     /** {@link #termQuery(String, Scope, List)} with its score multiplied by {@code boost}. */
     private ObjectNode termQuery(String field, Scope scope, List<String> pieces, float boost) {
-        List<String> scoped = Documents.scoped(home, scope, pieces);
+        List<String> scoped = Documents.scoped(homeId.get(), scope, pieces);
         ObjectNode q = Cluster.object();
         if (scoped.size() == 1) {
             q.putObject("term").putObject(field).put("value", scoped.getFirst()).put("boost", boost);
@@ -119,13 +151,13 @@ final class Searcher {
     }
 
     List<Candidate> memories(List<List<String>> phrases, Eligibility filter, int limit) throws IOException {
-        return ranked(SearchCounts.Search.MEMORIES, Documents.MEMORY_TEXT, Documents.eligible(home, filter),
+        return ranked(SearchCounts.Search.MEMORIES, Documents.MEMORY_TEXT, Documents.eligible(homeId.get(), filter),
                 filter.scope(), phrases, limit);
     }
 
     List<Candidate> events(List<List<String>> phrases, Scope scope, int limit) throws IOException {
         return ranked(SearchCounts.Search.EVENTS, Documents.EVENT_TEXT,
-                Documents.term("pool", Documents.eventPool(home, scope)), scope, phrases, limit);
+                Documents.term("pool", Documents.eventPool(homeId.get(), scope)), scope, phrases, limit);
     }
 
     /** The phrases searched ({@link QueryCoverage#searched}, the rule every index follows). */
@@ -140,7 +172,7 @@ final class Searcher {
             kept = QueryCoverage.searched(new ArrayList<>(byTerm.keySet()), term -> {
                 List<String> pieces = byTerm.get(term);
                 if (pieces.size() == 1) {
-                    return stats.df(Documents.scoped(home, scope, pieces).getFirst());
+                    return stats.df(Documents.scoped(homeId.get(), scope, pieces).getFirst());
                 }
                 try {
                     return phraseCount(field, scope, pieces);
@@ -198,7 +230,7 @@ final class Searcher {
     private double boost(Scope scope, Stats stats, List<String> pieces) {
         double scopeIdf = 0;
         double shardIdf = 0;
-        for (String piece : Documents.scoped(home, scope, pieces)) {
+        for (String piece : Documents.scoped(homeId.get(), scope, pieces)) {
             long n = stats.df(piece);
             scopeIdf += lnIdf(stats.scopeDocs(), n);
             shardIdf += lnIdf(stats.shardDocs(), n);
@@ -225,7 +257,7 @@ final class Searcher {
         Map<String, Double> absent = new HashMap<>();
         for (List<String> pieces : phrases) {
             long n = Long.MAX_VALUE;
-            for (String piece : Documents.scoped(home, scope, pieces)) {
+            for (String piece : Documents.scoped(homeId.get(), scope, pieces)) {
                 n = Math.min(n, stats.df(piece));
             }
             (n > 0 ? held : absent).put(String.join(" ", pieces), idf(stats.scopeDocs(), Math.max(1, n)));
@@ -246,10 +278,10 @@ final class Searcher {
         ArrayNode any = Cluster.JSON.createArrayNode();
         ArrayNode eligible = Cluster.JSON.createArrayNode();
         if (held(Documents.MEMORY_TEXT, filter.scope(), words, any)) {
-            eligible.add(Documents.eligible(home, filter));
+            eligible.add(Documents.eligible(homeId.get(), filter));
         }
         if (held(Documents.EVENT_TEXT, filter.scope(), words, any)) {
-            eligible.add(Documents.term("pool", Documents.eventPool(home, filter.scope())));
+            eligible.add(Documents.term("pool", Documents.eventPool(homeId.get(), filter.scope())));
         }
         if (eligible.isEmpty()) {
             return 0;

@@ -45,7 +45,7 @@ final class Homes implements AutoCloseable {
     }
 
     Event say(Scope scope, String text) {
-        return authority.submitEvent(new EventSubmission("ev-" + counter++, scope, Role.USER, text, "test",
+        return authority.submitEvent(new EventSubmission("ev-" + dir.getFileName() + "-" + counter++, scope, Role.USER, text, "test",
                 Category.CONVERSATION, "s1", SAID)).event();
     }
 

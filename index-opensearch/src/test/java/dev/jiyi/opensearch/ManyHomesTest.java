@@ -70,6 +70,32 @@ class ManyHomesTest {
         }
     }
 
+    @Test
+    @DisplayName("S1 a home folder copied with its state file takes an ID of its own; the original rebuilds and both answer alone")
+    void copiedHomeGetsItsOwnId(@TempDir Path a, @TempDir Path b) throws java.io.IOException {
+        String firstId;
+        try (Homes first = new Homes(a, INDEX)) {
+            first.remember(SAME, "原来的家 original home 翡翠");
+            first.index().catchUp(first.authority);
+            firstId = first.index().home();
+        }
+        java.nio.file.Files.createDirectories(b.resolve("opensearch"));
+        java.nio.file.Files.copy(a.resolve("jiyi.db"), b.resolve("jiyi.db"));
+        java.nio.file.Files.copy(a.resolve("opensearch/state.properties"), b.resolve("opensearch/state.properties"));
+        try (Homes copy = new Homes(b, INDEX)) {
+            copy.remember(SAME, "复制的家 copied home 琥珀");
+            assertThat(copy.memories(SAME, "琥珀 翡翠", 10)).hasSize(2);
+            assertThat(copy.index().home()).isNotEqualTo(firstId);
+            assertThat(copy.backend.takeNotices()).anySatisfy(n -> assertThat(n).contains("moved or copied"));
+        }
+        try (Homes first = new Homes(a, INDEX)) {
+            assertThat(first.index().home()).isEqualTo(firstId);
+            // Its documents went with the copy's first follow; it notices and rebuilds.
+            assertThat(first.memories(SAME, "琥珀 翡翠", 10)).hasSize(1);
+            assertThat(first.backend.takeNotices()).anySatisfy(n -> assertThat(n).contains("does not hold"));
+        }
+    }
+
     /** Two to four shared words and one of the row's own, Chinese and English mixed. */
     private static String sentence(Random random, int i) {
         StringBuilder b = new StringBuilder();

@@ -28,7 +28,7 @@ import java.util.stream.Collectors;
  * on every thread that starts a node, and jiyi's contract tests are JUnit 5. A node can be stopped
  * and started again on its data path ({@link #restart}), as a killed process would be.
  */
-final class TestCluster {
+public final class TestCluster {
 
     static final int NODES = 3;
 
@@ -48,7 +48,7 @@ final class TestCluster {
     }
 
     /** The cluster every test class of this JVM shares, started on first use, stopped at exit. */
-    static synchronized TestCluster get() {
+    public static synchronized TestCluster get() {
         if (shared == null) {
             try {
                 TestCluster c = new TestCluster(Files.createTempDirectory("jiyi-opensearch-"));
@@ -63,7 +63,7 @@ final class TestCluster {
     }
 
     /** The nodes' HTTP addresses, as {@code index.opensearch.url} takes them. */
-    String url() {
+    public String url() {
         List<String> urls = new ArrayList<>();
         for (int p : httpPorts) {
             urls.add("http://127.0.0.1:" + p);
@@ -72,7 +72,7 @@ final class TestCluster {
     }
 
     /** The folder every node keeps its data under (for scans of what is on disk). */
-    Path dataRoot() {
+    public Path dataRoot() {
         return base;
     }
 
@@ -139,7 +139,7 @@ final class TestCluster {
     }
 
     /** Deletes an index (a test's own), if it exists. */
-    void deleteIndex(String index) {
+    public void deleteIndex(String index) {
         request("DELETE", "/" + index + "?ignore_unavailable=true");
     }
 

@@ -84,6 +84,21 @@ final class Archives {
         return new Prepared(archive.home(), archive.reused() ? null : loaded, aliases(archive), total, null);
     }
 
+    /**
+     * Of the environment, only what says where an OpenSearch cluster is ({@code --index opensearch}):
+     * every other setting of a measured home is its config file's, so a user's settings never change
+     * a benchmark's figures.
+     */
+    static Map<String, String> clusterOnly(Map<String, String> env) {
+        Map<String, String> out = new TreeMap<>();
+        env.forEach((k, v) -> {
+            if (k.startsWith("JIYI_INDEX_OPENSEARCH_") || k.startsWith("JIYI_OPENSEARCH_")) {
+                out.put(k, v);
+            }
+        });
+        return out;
+    }
+
     /** The prefix of an alias's key in the archive's properties. */
     private static final String ALIAS = "alias.";
 
@@ -117,6 +132,20 @@ final class Archives {
                     // Caught up now, so that building it is not counted as the first query's latency.
                     dev.jiyi.bench.LuceneRecallHarness.catchUp(jiyi.backend(IndexKind.LUCENE, LuceneBackend.class).index(), authority, label + ": lucene index", quiet);
                     yield new Indexed(jiyi.recallIndex("lucene"), null);
+                }
+                case "opensearch" -> {
+                    // The cluster named by index.opensearch.url (JIYI_INDEX_OPENSEARCH_URL); caught up now too.
+                    dev.jiyi.opensearch.OpenSearchIndex os = jiyi.backend(IndexKind.OPENSEARCH,
+                            dev.jiyi.opensearch.OpenSearchBackend.class).index();
+                    long started = System.nanoTime();
+                    while (os.catchUp(authority).behind() > 0) {
+                        // one time budget a round
+                    }
+                    if (!quiet) {
+                        System.err.printf(Locale.ROOT, "%s: opensearch index caught up in %.1f s%n", label,
+                                (System.nanoTime() - started) / 1e9);
+                    }
+                    yield new Indexed(jiyi.recallIndex("opensearch"), null);
                 }
                 case "lucene-smartcn" -> {
                     Path dir = home.dir().resolve("lucene-smartcn");

@@ -132,7 +132,7 @@ public final class RecallQuality {
     }
 
     /** The indexes a run can compare. */
-    public static final List<String> INDEXES = List.of("fts5", "lucene", "lucene-smartcn");
+    public static final List<String> INDEXES = List.of("fts5", "lucene", "lucene-smartcn", "opensearch");
 
     /** The scenarios {@code --datasets} can name. */
     public static final List<String> DATASETS = List.of("jiyi", "locomo", "locomo-speaker", "madial-zh", "madial-en",
@@ -330,7 +330,8 @@ public final class RecallQuality {
     static List<Row> evaluate(Scenario s, int size, Plan plan, Metrics base, java.io.PrintStream log)
             throws IOException {
         List<Row> rows = new ArrayList<>();
-        try (Archives.Prepared prepared = Archives.prepare(s, size, plan, log); Jiyi jiyi = Jiyi.open(prepared.home())) {
+        try (Archives.Prepared prepared = Archives.prepare(s, size, plan, log);
+             Jiyi jiyi = Jiyi.open(prepared.home(), Archives.clusterOnly(System.getenv()))) {
             Embedders embedders = null;
             if (plan.calibrate() || plan.modes().stream().anyMatch(m -> m != RecallMode.FAST)) {
                 embedders = embedders(jiyi, s, prepared, plan, log);
