@@ -149,6 +149,21 @@ public final class ChineseTokens {
         return List.copyOf(distinct);
     }
 
+    /**
+     * The query's terms ({@link #queryTerms}) as the derived indexes search them: each as its stored
+     * pieces ({@link #storedPieces}; a phrase when more than one), distinct, in order, none empty.
+     */
+    public static List<List<String>> queryPieces(String query) {
+        java.util.LinkedHashSet<List<String>> out = new java.util.LinkedHashSet<>();
+        for (String term : queryTerms(query)) {
+            List<String> pieces = storedPieces(term);
+            if (!pieces.isEmpty()) {
+                out.add(pieces);
+            }
+        }
+        return new ArrayList<>(out);
+    }
+
     private static boolean stop(String normalized, Token token) {
         return StopWords.contains(normalized.substring(token.start(), token.end())) || StopWords.contains(token.text());
     }

@@ -78,6 +78,38 @@ public final class QueryCoverage {
         return out;
     }
 
+    /** {@link #words} of terms given as their pieces ({@link ChineseTokens#queryPieces}), each as its pieces. */
+    public static List<List<String>> wordPieces(List<List<String>> phrases) {
+        Map<String, List<String>> byTerm = byTerm(phrases);
+        List<List<String>> out = new ArrayList<>();
+        for (String word : words(new ArrayList<>(byTerm.keySet()))) {
+            out.add(byTerm.get(word));
+        }
+        return out;
+    }
+
+    /**
+     * {@link #searched} of terms given as their pieces, each as its pieces; {@code holding} counts a
+     * term's rows by its pieces (a term of several is a phrase).
+     */
+    public static List<List<String>> searchedPieces(List<List<String>> phrases, ToLongFunction<List<String>> holding) {
+        Map<String, List<String>> byTerm = byTerm(phrases);
+        List<List<String>> out = new ArrayList<>();
+        for (String term : searched(new ArrayList<>(byTerm.keySet()), t -> holding.applyAsLong(byTerm.get(t)))) {
+            out.add(byTerm.get(term));
+        }
+        return out;
+    }
+
+    /** Terms by their pieces joined with spaces, in order. */
+    private static Map<String, List<String>> byTerm(List<List<String>> phrases) {
+        Map<String, List<String>> byTerm = new java.util.LinkedHashMap<>();
+        for (List<String> pieces : phrases) {
+            byTerm.put(String.join(" ", pieces), pieces);
+        }
+        return byTerm;
+    }
+
     /**
      * The rows, summed over a search's terms, that one search may read: what bounds a search's cost
      * as an archive grows. A search reads every row holding each of its terms (FTS5) or may have to

@@ -60,16 +60,10 @@ public enum Analysis {
      * only common words proposes nothing; query syntax is never interpreted (R2).
      */
     List<List<String>> queryPhrases(String query, Analyzer analyzer) {
-        LinkedHashSet<List<String>> out = new LinkedHashSet<>();
         if (this == JIYI) {
-            for (String term : ChineseTokens.queryTerms(query)) {
-                List<String> pieces = ChineseTokens.storedPieces(term);
-                if (!pieces.isEmpty()) {
-                    out.add(pieces);
-                }
-            }
-            return new ArrayList<>(out);
+            return ChineseTokens.queryPieces(query);
         }
+        LinkedHashSet<List<String>> out = new LinkedHashSet<>();
         try (TokenStream ts = analyzer.tokenStream(Documents.MEMORY_TEXT, query)) {
             CharTermAttribute term = ts.addAttribute(CharTermAttribute.class);
             OffsetAttribute offset = ts.addAttribute(OffsetAttribute.class);

@@ -140,10 +140,10 @@ final class Documents {
         }
         pool(d, livePool(m.scope(), !m.revoked()));
         if (m.validity().validAt() != null) { // SQL's NULL: never valid at any time
-            d.add(new LongField(VALID_AT, micros(m.validity().validAt()), Field.Store.NO));
+            d.add(new LongField(VALID_AT, Eligibility.micros(m.validity().validAt()), Field.Store.NO));
         }
         Instant invalidAt = m.validity().invalidAt();
-        d.add(new LongField(INVALID_AT, invalidAt == null ? Long.MAX_VALUE : micros(invalidAt), Field.Store.NO));
+        d.add(new LongField(INVALID_AT, invalidAt == null ? Long.MAX_VALUE : Eligibility.micros(invalidAt), Field.Store.NO));
         d.add(new ScopedText(MEMORY_TEXT, m.searchText(), m.scope()));
         for (VectorCache.StoredVector v : vectors) {
             if (v.vector().length > 0) {
@@ -192,7 +192,7 @@ final class Documents {
         BooleanQuery.Builder b = new BooleanQuery.Builder()
                 .add(inPool(livePool(filter.scope(), true)), BooleanClause.Occur.FILTER);
         if (!filter.includeHistory()) {
-            long at = micros(filter.at());
+            long at = Eligibility.micros(filter.at());
             b.add(SortedNumericDocValuesField.newSlowRangeQuery(VALID_AT, Long.MIN_VALUE, at), BooleanClause.Occur.FILTER);
             b.add(SortedNumericDocValuesField.newSlowRangeQuery(INVALID_AT, at == Long.MAX_VALUE ? at : at + 1,
                     Long.MAX_VALUE), BooleanClause.Occur.FILTER);
@@ -290,20 +290,6 @@ final class Documents {
         }
     }
 
-    /**
-     * Epoch microseconds, truncated as the authority stores times (its text sorts as these numbers
-     * do), so a range on them is the authority's comparison.
-     */
-    static long micros(Instant t) {
-        long seconds = t.getEpochSecond();
-        if (seconds > Long.MAX_VALUE / 1_000_000L - 1) {
-            return Long.MAX_VALUE;
-        }
-        if (seconds < Long.MIN_VALUE / 1_000_000L + 1) {
-            return Long.MIN_VALUE;
-        }
-        return seconds * 1_000_000L + t.getNano() / 1_000;
-    }
 
     /** The documents of these memories, each with its stored vectors, in their order. */
     static List<Document> memories(Snapshot s, List<Memory> memories) {

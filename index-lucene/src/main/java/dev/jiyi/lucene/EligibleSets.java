@@ -79,7 +79,7 @@ final class EligibleSets {
         if (filter.includeHistory()) {
             return Documents.eligible(filter);
         }
-        return new Eligible(this, Documents.livePool(filter.scope(), true), Documents.micros(filter.at()), filter);
+        return new Eligible(this, Documents.livePool(filter.scope(), true), Eligibility.micros(filter.at()), filter);
     }
 
     /** How many segment sets have been computed (a test's window on the cache). */

@@ -33,7 +33,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -113,14 +112,8 @@ final class LuceneSearcher {
     private List<List<String>> searched(IndexSearcher searcher, String field, Scope scope, List<List<String>> phrases)
             throws IOException {
         ViewTerms t = view(searcher);
-        Map<String, List<String>> byTerm = new LinkedHashMap<>();
-        for (List<String> pieces : phrases) {
-            byTerm.put(String.join(" ", pieces), pieces);
-        }
-        List<String> kept;
         try {
-            kept = QueryCoverage.searched(new ArrayList<>(byTerm.keySet()), term -> {
-                List<String> pieces = byTerm.get(term);
+            return QueryCoverage.searchedPieces(phrases, pieces -> {
                 try {
                     return pieces.size() == 1 ? t.docFreq(Documents.text(field, scope, pieces.get(0)))
                             : searcher.count(term(field, scope, pieces));
@@ -131,24 +124,11 @@ final class LuceneSearcher {
         } catch (UncheckedIOException e) {
             throw e.getCause();
         }
-        List<List<String>> out = new ArrayList<>(kept.size());
-        for (String term : kept) {
-            out.add(byTerm.get(term));
-        }
-        return out;
     }
 
     /** The query's {@link LexicalIndex#words}, each as its pieces. */
     static List<List<String>> words(List<List<String>> phrases) {
-        Map<String, List<String>> byTerm = new LinkedHashMap<>();
-        for (List<String> pieces : phrases) {
-            byTerm.put(String.join(" ", pieces), pieces);
-        }
-        List<List<String>> words = new ArrayList<>();
-        for (String word : QueryCoverage.words(new ArrayList<>(byTerm.keySet()))) {
-            words.add(byTerm.get(word));
-        }
-        return words;
+        return QueryCoverage.wordPieces(phrases);
     }
 
     /**

@@ -160,7 +160,7 @@ class EligibleSetsTest {
 
     private static void assertEqual(IndexSearcher searcher, EligibleSets sets, Scope scope, long at) throws IOException {
         Eligibility filter = Eligibility.current(scope, instant(at));
-        long micros = Documents.micros(filter.at());
+        long micros = Eligibility.micros(filter.at());
         Set<Integer> checked = docs(searcher, Documents.eligible(filter));
         assertThat(docs(searcher, sets.query(filter))).as("%s at %d", scope, micros).isEqualTo(checked);
     }
@@ -185,7 +185,7 @@ class EligibleSetsTest {
         return out;
     }
 
-    /** Microseconds as the instant whose {@link Documents#micros} they are. */
+    /** Microseconds as the instant whose {@link Eligibility#micros} they are. */
     private static Instant instant(long micros) {
         if (micros == NEVER) {
             return Instant.MAX;

@@ -105,10 +105,10 @@ final class Documents {
         d.put("pool", memoryPool(home, m.scope(), !m.revoked()));
         d.put("row", m.rowId());
         if (m.validity().validAt() != null) { // SQL's NULL: never valid at any time
-            d.put("valid_at", micros(m.validity().validAt()));
+            d.put("valid_at", Eligibility.micros(m.validity().validAt()));
         }
         Instant invalidAt = m.validity().invalidAt();
-        d.put("invalid_at", invalidAt == null ? Long.MAX_VALUE : micros(invalidAt));
+        d.put("invalid_at", invalidAt == null ? Long.MAX_VALUE : Eligibility.micros(invalidAt));
         text(d.putArray(MEMORY_TEXT), home, m.scope(), m.searchText());
         return d;
     }
@@ -161,7 +161,7 @@ final class Documents {
         ArrayNode must = q.putObject("bool").putArray("filter");
         must.add(term("pool", memoryPool(home, filter.scope(), true)));
         if (!filter.includeHistory()) {
-            long at = micros(filter.at());
+            long at = Eligibility.micros(filter.at());
             must.add(range("valid_at", "lte", at));
             must.add(range("invalid_at", "gte", at == Long.MAX_VALUE ? at : at + 1));
         }
@@ -174,15 +174,4 @@ final class Documents {
         return q;
     }
 
-    /** Epoch microseconds, truncated as the authority stores times. */
-    static long micros(Instant t) {
-        long seconds = t.getEpochSecond();
-        if (seconds > Long.MAX_VALUE / 1_000_000L - 1) {
-            return Long.MAX_VALUE;
-        }
-        if (seconds < Long.MIN_VALUE / 1_000_000L + 1) {
-            return Long.MIN_VALUE;
-        }
-        return seconds * 1_000_000L + t.getNano() / 1_000;
-    }
 }

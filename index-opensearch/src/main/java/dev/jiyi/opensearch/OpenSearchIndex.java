@@ -19,9 +19,6 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.lang.ref.WeakReference;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.function.LongConsumer;
@@ -163,14 +160,7 @@ public final class OpenSearchIndex implements LexicalIndex, Closeable {
 
     /** The query's terms, each a list of pieces (a phrase when more than one): the Lucene index's. */
     static List<List<String>> phrases(String query) {
-        LinkedHashSet<List<String>> out = new LinkedHashSet<>();
-        for (String term : ChineseTokens.queryTerms(query)) {
-            List<String> pieces = ChineseTokens.storedPieces(term);
-            if (!pieces.isEmpty()) {
-                out.add(pieces);
-            }
-        }
-        return new ArrayList<>(out);
+        return ChineseTokens.queryPieces(query);
     }
 
     @Override
@@ -220,15 +210,7 @@ public final class OpenSearchIndex implements LexicalIndex, Closeable {
     }
 
     private static List<List<String>> words(List<List<String>> phrases) {
-        Map<String, List<String>> byTerm = new LinkedHashMap<>();
-        for (List<String> pieces : phrases) {
-            byTerm.put(String.join(" ", pieces), pieces);
-        }
-        List<List<String>> words = new ArrayList<>();
-        for (String word : QueryCoverage.words(new ArrayList<>(byTerm.keySet()))) {
-            words.add(byTerm.get(word));
-        }
-        return words;
+        return QueryCoverage.wordPieces(phrases);
     }
 
     /**

@@ -14,7 +14,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -163,14 +162,8 @@ final class Searcher {
     /** The phrases searched ({@link QueryCoverage#searched}, the rule every index follows). */
     private List<List<String>> searched(String field, Scope scope, Stats stats, List<List<String>> phrases)
             throws IOException {
-        Map<String, List<String>> byTerm = new LinkedHashMap<>();
-        for (List<String> pieces : phrases) {
-            byTerm.put(String.join(" ", pieces), pieces);
-        }
-        List<String> kept;
         try {
-            kept = QueryCoverage.searched(new ArrayList<>(byTerm.keySet()), term -> {
-                List<String> pieces = byTerm.get(term);
+            return QueryCoverage.searchedPieces(phrases, pieces -> {
                 if (pieces.size() == 1) {
                     return stats.df(Documents.scoped(homeId.get(), scope, pieces).getFirst());
                 }
@@ -183,11 +176,6 @@ final class Searcher {
         } catch (UncheckedIOException e) {
             throw e.getCause();
         }
-        List<List<String>> out = new ArrayList<>(kept.size());
-        for (String term : kept) {
-            out.add(byTerm.get(term));
-        }
-        return out;
     }
 
     private List<Candidate> ranked(SearchCounts.Search search, String field, ObjectNode filter, Scope scope,

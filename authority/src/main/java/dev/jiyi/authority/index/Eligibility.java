@@ -34,6 +34,22 @@ public record Eligibility(Scope scope, Instant at, boolean includeHistory) {
         return new Eligibility(scope, null, true);
     }
 
+    /**
+     * Epoch microseconds, truncated as the authority stores times (its text sorts as these numbers
+     * do), clamped to the range of a long: what a derived index compares validity times in, so that
+     * its range is the authority's comparison.
+     */
+    public static long micros(Instant t) {
+        long seconds = t.getEpochSecond();
+        if (seconds > Long.MAX_VALUE / 1_000_000L - 1) {
+            return Long.MAX_VALUE;
+        }
+        if (seconds < Long.MIN_VALUE / 1_000_000L + 1) {
+            return Long.MIN_VALUE;
+        }
+        return seconds * 1_000_000L + t.getNano() / 1_000;
+    }
+
     /** The same rule as the indexes' filters, on a loaded memory. */
     public boolean admits(Memory m) {
         return m.scope().equals(scope) && !m.revoked() && (includeHistory || m.validity().contains(at));
