@@ -47,6 +47,13 @@ final class Follower implements ChangeLogFollower.Target {
     private boolean deleted;
     /** Whether this process has checked that the cluster holds the home's build ({@link #verify}). */
     private boolean verified;
+    /**
+     * How often a follow asks whether an owed purge is due (three requests): the leases move every
+     * 30 seconds, so asking at every recall would only add requests to each recall of that time.
+     */
+    private static final long PURGE_CHECK_EVERY = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+    /** {@link System#nanoTime()} of the last time a purge was checked for. */
+    private long purgeCheckedAt = System.nanoTime() - PURGE_CHECK_EVERY - 1;
 
     Follower(Cluster cluster, OpenSearchOptions options, Path folder, HomeState state) {
         this.cluster = cluster;
@@ -82,7 +89,9 @@ final class Follower implements ChangeLogFollower.Target {
             verify(s);
         }
         try {
-            purgeIfDue();
+            if (System.nanoTime() - purgeCheckedAt > PURGE_CHECK_EVERY) {
+                purgeIfDue();
+            }
         } catch (IOException e) {
             notices.add("opensearch index: the purge of deleted documents failed and is still owed (" + e.getMessage()
                     + "); the next query tries again");
@@ -273,6 +282,7 @@ final class Follower implements ChangeLogFollower.Target {
      * shard's deletions; whether one is still owed afterwards.
      */
     boolean purgeIfDue() throws IOException {
+        purgeCheckedAt = System.nanoTime();
         if (state.purge().isEmpty() || !cluster.exists("checking the index", "/" + index)) {
             return false;
         }
