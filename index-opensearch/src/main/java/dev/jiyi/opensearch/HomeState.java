@@ -4,7 +4,6 @@ import dev.jiyi.authority.index.ChangeLogFollower.Position;
 
 import java.io.IOException;
 import java.io.Reader;
-import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
@@ -90,11 +89,13 @@ record HomeState(String home, String build, Position position, String purge, Str
         p.setProperty("mark", position.mark());
         p.setProperty("purge", purge);
         p.setProperty("path", folder.toAbsolutePath().normalize().toString());
-        Path temp = folder.resolve(FILE + ".tmp");
-        try (Writer w = Files.newBufferedWriter(temp, StandardCharsets.UTF_8)) {
-            p.store(w, "jiyi's documents in the OpenSearch cluster: do not edit (jiyi reindex --opensearch rebuilds them)");
-        }
-        try (var channel = java.nio.channels.FileChannel.open(temp, java.nio.file.StandardOpenOption.WRITE)) {
+        // A temporary file of its own (two processes of one home may write at once), synced, then renamed.
+        Path temp = folder.resolve(FILE + ".tmp-" + randomId());
+        java.io.StringWriter text = new java.io.StringWriter();
+        p.store(text, "jiyi's documents in the OpenSearch cluster: do not edit (jiyi reindex --opensearch rebuilds them)");
+        try (var channel = java.nio.channels.FileChannel.open(temp, java.nio.file.StandardOpenOption.CREATE_NEW,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            channel.write(java.nio.ByteBuffer.wrap(text.toString().getBytes(StandardCharsets.UTF_8)));
             channel.force(true);
         }
         try {
