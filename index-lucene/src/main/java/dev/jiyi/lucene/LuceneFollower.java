@@ -58,6 +58,9 @@ final class LuceneFollower implements ChangeLogFollower.Target {
     /** The age of the last commit from which a search that applied something commits (see the class comment). */
     static final long COMMIT_EVERY = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
 
+    /** How long a purge waits for background merges that hold a segment with deleted text. */
+    private static final long PURGE_WAIT = java.util.concurrent.TimeUnit.SECONDS.toNanos(120);
+
     private final Handles h;
     private final ChangeLogFollower follower;
     private final List<String> notices = new ArrayList<>();
@@ -207,13 +210,12 @@ final class LuceneFollower implements ChangeLogFollower.Target {
         }
         if (deleted) {
             PurgePolicy policy = (PurgePolicy) writer.getConfig().getMergePolicy();
-            policy.purge(segmentsHolding(removed));
             try {
-                writer.forceMergeDeletes(true);
+                purge(writer, policy);
             } finally {
                 policy.done();
-                removed.clear();
             }
+            removed.clear(); // on a failure, the next commit purges them again
         }
         writer.commit();
         uncommitted = false;
@@ -222,6 +224,33 @@ final class LuceneFollower implements ChangeLogFollower.Target {
         if (deleted) {
             writer.deleteUnusedFiles();
             h.home.removeStale(); // an older directory (before a rebuild) may still hold the text
+        }
+    }
+
+    /**
+     * Rewrites the segments that hold a removed key. A segment a background merge is rewriting
+     * meanwhile is passed over; its merge carries the deleted documents into a new segment, which the
+     * next round names and rewrites once the merges are done.
+     */
+    private void purge(IndexWriter writer, PurgePolicy policy) throws IOException {
+        long deadline = System.nanoTime() + PURGE_WAIT;
+        while (true) {
+            policy.purge(segmentsHolding(removed));
+            writer.forceMergeDeletes(true);
+            if (!policy.passedOver()) {
+                return;
+            }
+            while (!writer.getMergingSegments().isEmpty()) {
+                if (System.nanoTime() > deadline) {
+                    throw new IOException("a merge held a segment with deleted text past " + PURGE_WAIT / 1_000_000_000L + " s");
+                }
+                try {
+                    Thread.sleep(2);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new java.io.InterruptedIOException("waiting for merges before a purge");
+                }
+            }
         }
     }
 

@@ -23,6 +23,8 @@ import java.util.concurrent.ConcurrentHashMap;
 final class PurgePolicy extends FilterMergePolicy {
 
     private final Set<String> purge = ConcurrentHashMap.newKeySet();
+    /** Whether the last purge passed over a named segment that a merge was rewriting meanwhile. */
+    private volatile boolean passedOver;
 
     PurgePolicy(MergePolicy in) {
         super(in);
@@ -31,19 +33,33 @@ final class PurgePolicy extends FilterMergePolicy {
     /** The segments (by name) that the next {@code forceMergeDeletes} rewrites. */
     void purge(Collection<String> segments) {
         purge.addAll(segments);
+        passedOver = false;
+    }
+
+    /**
+     * Whether the last {@code forceMergeDeletes} passed over a named segment with deleted documents
+     * because a background merge was rewriting it. That merge carries the deleted documents, marked,
+     * into its new segment, whose files then hold the deleted text until it is purged in turn.
+     */
+    boolean passedOver() {
+        return passedOver;
     }
 
     /** Forgets the segments named for the last purge (they are rewritten, or were dropped whole). */
     void done() {
         purge.clear();
+        passedOver = false;
     }
 
     @Override
     public MergeSpecification findForcedDeletesMerges(SegmentInfos infos, MergeContext context) throws IOException {
         MergeSpecification spec = null;
         for (SegmentCommitInfo info : infos) {
-            if (purge.contains(info.info.name) && context.numDeletesToMerge(info) > 0
-                    && !context.getMergingSegments().contains(info)) {
+            if (purge.contains(info.info.name) && context.numDeletesToMerge(info) > 0) {
+                if (context.getMergingSegments().contains(info)) {
+                    passedOver = true;
+                    continue;
+                }
                 if (spec == null) {
                     spec = new MergeSpecification();
                 }
