@@ -156,6 +156,9 @@ class DoctorCliTest {
         assertThat(lucene.get("applied_seq").asLong()).isEqualTo(lucene.get("change_log_head").asLong())
                 .isEqualTo(r.json().get("tables").get("change_log").asLong());
         assertThat(lucene.get("read_only").asBoolean()).isFalse();
+        assertThat(lucene.get("segments").get("mixed").asInt()).as("no segment holds events and memories").isZero();
+        assertThat(lucene.get("segments").get("events").asInt()).isPositive();
+        assertThat(lucene.get("segments").get("memories").asInt()).isPositive();
         assertThat(lucene.get("problem").isNull()).isTrue();
         assertThat(lucene.get("version").asString()).startsWith("jiyi-lucene-");
         assertThat(lucene.get("directory").asString()).startsWith(home.resolve("lucene").toString());
@@ -164,7 +167,7 @@ class DoctorCliTest {
         CliRunner.Result text = cli.run("doctor");
         assertThat(text.code()).isZero();
         assertThat(text.out()).contains("lucene index: " + home.resolve("lucene"), "memories         2 of 2",
-                "events           3 of 3", "healthy");
+                "events           3 of 3", "segments         ", " of events, ", " of memories\n", "healthy");
 
         // A bad Lucene setting does not stop doctor: it is reported as a problem naming the key.
         Files.writeString(home.resolve("config.properties"), "lucene.analyzer=ik\n");

@@ -186,7 +186,7 @@ final class Handles {
         // No compound files: a purge then writes its segment once, not a second time into one file.
         tiered.setNoCFSRatio(0.0);
         c.setUseCompoundFile(false);
-        c.setMergePolicy(new PurgePolicy(tiered));
+        c.setMergePolicy(new PurgePolicy(new OneKindMerges(tiered)));
         c.setCodec(codec(options.vectors()));
         return c;
     }

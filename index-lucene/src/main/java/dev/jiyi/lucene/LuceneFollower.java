@@ -73,6 +73,8 @@ final class LuceneFollower implements ChangeLogFollower.Target {
     private boolean uncommitted;
     /** {@link System#nanoTime()} of the last commit this follower made. */
     private long committedAt = System.nanoTime();
+    /** The kind of the documents written since the last flush this follower knows of, or null. */
+    private String buffered;
 
     LuceneFollower(Handles handles) {
         this.h = handles;
@@ -177,17 +179,41 @@ final class LuceneFollower implements ChangeLogFollower.Target {
             h.writer.deleteDocuments(gone.toArray(Term[]::new));
             removed.addAll(gone);
         }
-        List<Term> keys = new ArrayList<>();
-        List<Document> docs = new ArrayList<>();
+        List<Term> eventKeys = new ArrayList<>();
+        List<Document> eventDocs = new ArrayList<>();
         for (Event e : s.eventsById(events)) {
-            keys.add(Documents.eventKey(e.sequence()));
-            docs.add(Documents.event(e));
+            eventKeys.add(Documents.eventKey(e.sequence()));
+            eventDocs.add(Documents.event(e));
         }
         List<Memory> current = s.memoriesById(memories);
+        List<Term> memoryKeys = new ArrayList<>();
         for (Memory m : current) {
-            keys.add(Documents.memoryKey(m.rowId()));
+            memoryKeys.add(Documents.memoryKey(m.rowId()));
         }
-        docs.addAll(Documents.memories(s, current));
+        List<Document> memoryDocs = Documents.memories(s, current);
+        // The kind the buffer holds first, so that a page costs at most one flush (the keys of the two
+        // kinds never meet, so their order does not matter).
+        if (Documents.MEMORY.equals(buffered)) {
+            write(Documents.MEMORY, memoryKeys, memoryDocs);
+            write(Documents.EVENT, eventKeys, eventDocs);
+        } else {
+            write(Documents.EVENT, eventKeys, eventDocs);
+            write(Documents.MEMORY, memoryKeys, memoryDocs);
+        }
+    }
+
+    /**
+     * Replaces documents of one kind, after flushing the writer's buffer if it may hold the other
+     * kind, so that no flushed segment holds both ({@link OneKindMerges}).
+     */
+    private void write(String kind, List<Term> keys, List<Document> docs) throws IOException {
+        if (docs.isEmpty()) {
+            return;
+        }
+        if (buffered != null && !buffered.equals(kind)) {
+            h.writer.flush();
+        }
+        buffered = kind;
         write(h.writer, keys, docs);
     }
 
@@ -206,6 +232,7 @@ final class LuceneFollower implements ChangeLogFollower.Target {
         boolean deleted = !removed.isEmpty();
         if (!deleted && !durable && System.nanoTime() - committedAt < COMMIT_EVERY) {
             h.searchers.maybeRefreshBlocking();
+            buffered = null; // the refresh flushed the buffer
             return;
         }
         if (deleted) {
@@ -220,6 +247,7 @@ final class LuceneFollower implements ChangeLogFollower.Target {
         writer.commit();
         uncommitted = false;
         committedAt = System.nanoTime();
+        buffered = null;
         h.searchers.maybeRefreshBlocking();
         if (deleted) {
             writer.deleteUnusedFiles();
@@ -311,6 +339,7 @@ final class LuceneFollower implements ChangeLogFollower.Target {
                     events += page.size();
                     fed.accept(page.size());
                 }
+                w.flush(); // no segment holds both kinds (OneKindMerges)
                 for (List<Memory> page = s.memoriesAfter(0, ChangeLogFollower.PAGE); !page.isEmpty();
                      page = s.memoriesAfter(page.getLast().rowId(), ChangeLogFollower.PAGE)) {
                     List<Document> docs = Documents.memories(s, page);

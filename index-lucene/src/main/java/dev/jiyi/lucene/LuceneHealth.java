@@ -23,12 +23,13 @@ import java.util.Optional;
  * @param built whether {@code $JIYI_HOME/lucene} holds an index at all
  * @param directory the index directory in use, when built
  * @param report the index's own report after catching up; null when not built or not checked
+ * @param layout its last commit's segments by kind; null when not built or not checked
  * @param memories the authority's memory rows
  * @param events the authority's event rows
  * @param finding what is wrong, in doctor's words with what to run; null when nothing is
  */
-record LuceneHealth(boolean built, Path directory, LuceneReport report, long memories, long events,
-                    String finding) implements Backend.Health {
+record LuceneHealth(boolean built, Path directory, LuceneReport report, LuceneIndex.Layout layout, long memories,
+                    long events, String finding) implements Backend.Health {
 
     static final String NOT_BUILT = "not built (optional; built on first `recall --index lucene` or `reindex --lucene`)";
 
@@ -42,19 +43,21 @@ record LuceneHealth(boolean built, Path directory, LuceneReport report, long mem
         long memories = tableCounts.of(Table.MEMORIES);
         long events = tableCounts.of(Table.EVENTS);
         if (!backend.built()) {
-            return new LuceneHealth(false, null, null, memories, events, null);
+            return new LuceneHealth(false, null, null, null, memories, events, null);
         }
         LuceneIndex index;
         LuceneReport report;
+        LuceneIndex.Layout layout;
         try {
             index = backend.index();
             catchUp(index, authority);
             report = index.report(authority);
+            layout = index.layout();
         } catch (InvalidInputException e) {
-            return new LuceneHealth(true, null, null, memories, events,
+            return new LuceneHealth(true, null, null, null, memories, events,
                     "lucene index not checked: " + e.getMessage() + " (fix the setting)");
         } catch (JiyiException e) {
-            return new LuceneHealth(true, null, null, memories, events,
+            return new LuceneHealth(true, null, null, null, memories, events,
                     "lucene index could not be checked: " + e.getMessage() + REBUILD);
         }
         Path directory = index.directory().orElse(null);
@@ -65,7 +68,7 @@ record LuceneHealth(boolean built, Path directory, LuceneReport report, long mem
             problem = "lucene index holds " + report.memories() + " memory and " + report.events()
                     + " event document(s) for " + memories + " memories and " + events + " events" + REBUILD;
         }
-        return new LuceneHealth(true, directory, report, memories, events, problem);
+        return new LuceneHealth(true, directory, report, layout, memories, events, problem);
     }
 
     /**
@@ -95,6 +98,14 @@ record LuceneHealth(boolean built, Path directory, LuceneReport report, long mem
         m.put("memories", report == null ? null : report.memories());
         m.put("events", report == null ? null : report.events());
         m.put("read_only", report != null && report.readOnly());
+        Map<String, Object> segments = null;
+        if (layout != null) {
+            segments = new LinkedHashMap<>();
+            segments.put("events", layout.events());
+            segments.put("memories", layout.memories());
+            segments.put("mixed", layout.mixed());
+        }
+        m.put("segments", segments);
         m.put("problem", finding);
         m.put("note", built ? null : NOT_BUILT);
         return m;
@@ -117,6 +128,11 @@ record LuceneHealth(boolean built, Path directory, LuceneReport report, long mem
         out.add(String.format("  %-16s %d of change-log head %d", "applied seq", report.applied(), report.head()));
         out.add(String.format("  %-16s %d of %d", "memories", report.memories(), memories));
         out.add(String.format("  %-16s %d of %d", "events", report.events(), events));
+        if (layout != null) {
+            out.add(String.format("  %-16s %d of events, %d of memories%s", "segments", layout.events(), layout.memories(),
+                    layout.mixed() == 0 ? "" : ", " + layout.mixed() + " of both (written before kinds were kept apart;"
+                            + " `jiyi reindex --lucene` separates them and makes searches cheaper)"));
+        }
         if (report.readOnly()) {
             out.add("  read-only: another process holds its write lock; these are its last commit's figures");
         }

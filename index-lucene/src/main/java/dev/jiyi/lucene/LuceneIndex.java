@@ -3,6 +3,7 @@ package dev.jiyi.lucene;
 import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.Snapshot;
+import dev.jiyi.authority.StorageException;
 import dev.jiyi.authority.index.Candidate;
 import dev.jiyi.authority.index.Eligibility;
 import dev.jiyi.authority.index.LexicalIndex;
@@ -11,7 +12,10 @@ import dev.jiyi.authority.index.SearchCounts;
 import dev.jiyi.authority.index.VectorIndex;
 import dev.jiyi.authority.index.VectorQuery;
 
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.store.FSDirectory;
 
 import java.io.Closeable;
 import java.io.IOException;
@@ -253,6 +257,37 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
 
     private synchronized LuceneReport reportAt(Snapshot s) {
         return LuceneReport.of(handles, s);
+    }
+
+    /** How many segments of a committed index hold only events, only memories, or both ({@link OneKindMerges}). */
+    public record Layout(int events, int memories, int mixed) {
+    }
+
+    /** The segments of the last commit by kind (doctor's, tests' and benchmarks' diagnostic); all zero without a commit. */
+    public Layout layout() {
+        Optional<Path> dir = directory();
+        if (dir.isEmpty()) {
+            return new Layout(0, 0, 0);
+        }
+        try (FSDirectory d = FSDirectory.open(dir.get())) {
+            if (!DirectoryReader.indexExists(d)) {
+                return new Layout(0, 0, 0);
+            }
+            return layout(d);
+        } catch (IOException e) {
+            throw new StorageException("reading the Lucene index's segments", e);
+        }
+    }
+
+    private static Layout layout(FSDirectory d) throws IOException {
+        try (DirectoryReader reader = DirectoryReader.open(d)) {
+            int[] kinds = new int[OneKindMerges.Kind.values().length];
+            for (LeafReaderContext leaf : reader.leaves()) {
+                kinds[OneKindMerges.kindOf(leaf.reader().getFieldInfos()).ordinal()]++;
+            }
+            return new Layout(kinds[OneKindMerges.Kind.EVENTS.ordinal()], kinds[OneKindMerges.Kind.MEMORIES.ordinal()],
+                    kinds[OneKindMerges.Kind.MIXED.ordinal()]);
+        }
     }
 
     /** The current index directory (for tests and benchmarks that inspect its files), if any. */
