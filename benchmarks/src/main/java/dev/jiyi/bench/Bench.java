@@ -40,6 +40,7 @@ public final class Bench {
         GUARD((args, out) -> Guard.command(out).execute(args)),
         HITS((args, out) -> SearchWorkHarness.command(out).execute(args)),
         TAIL((args, out) -> TailHarness.command(out).execute(args)),
+        GROWN((args, out) -> GrownHarness.command(out).execute(args)),
         JMH((args, out) -> {
             org.openjdk.jmh.Main.main(args); // exits the JVM itself on a failure
             return 0;

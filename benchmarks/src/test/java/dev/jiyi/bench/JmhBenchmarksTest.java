@@ -236,6 +236,35 @@ class JmhBenchmarksTest {
     }
 
     @Test
+    @DisplayName("B1 L2 grown: an index grown by ingest and catch-ups keeps events and memories in segments of their own; recall is timed for two kinds, deletions with the catch-up, and a second run reuses the home")
+    void grownByCatchUps(@TempDir Path dir) {
+        Path home = dir.resolve("grown");
+        java.io.PrintStream quiet = new java.io.PrintStream(new java.io.ByteArrayOutputStream(), true,
+                java.nio.charset.StandardCharsets.UTF_8);
+        GrownHarness.Result first = GrownHarness.run(SIZE, home, 120, 3, 3, quiet);
+        assertThat(first.layout().mixed()).as("segments of both kinds").isZero();
+        assertThat(first.layout().events()).isPositive();
+        assertThat(first.layout().memories()).isPositive();
+        assertThat(first.recall()).extracting(GrownHarness.Timing::kind)
+                .containsExactly(ZipfCorpus.QueryKind.KNOWN_ITEM, ZipfCorpus.QueryKind.TOPICAL);
+        assertThat(first.recall()).allSatisfy(t -> assertThat(t.p99()).isGreaterThanOrEqualTo(t.p50()).isPositive());
+        assertThat(first.deletionNanos()).hasSize(3).doesNotContain(0L);
+        java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
+        int code = GrownHarness.command(new java.io.PrintStream(text, true, java.nio.charset.StandardCharsets.UTF_8))
+                .execute("--size", String.valueOf(SIZE), "--home", home.toString(), "--rounds", "3", "--deletions", "2");
+        assertThat(code).isZero();
+        assertThat(text.toString(java.nio.charset.StandardCharsets.UTF_8)).as("reused, not grown again")
+                .doesNotContain("grown:").contains("0 of both").contains("mean per round [")
+                .contains("with its purge), 2 turns");
+        assertThat(GrownHarness.command(quiet).execute("--home", home.toString(), "--rounds", "2")).as("refused").isEqualTo(2);
+        assertThat(GrownHarness.command(quiet).execute()).as("no home").isEqualTo(2);
+        assertThat(GrownHarness.command(quiet).execute("--home", home.toString(), "--size", "600"))
+                .as("a home grown to another size").isEqualTo(2);
+        assertThat(GrownHarness.command(quiet).execute("--home", dir.toString(), "--size", String.valueOf(SIZE)))
+                .as("a folder no growth finished in").isEqualTo(2);
+    }
+
+    @Test
     @DisplayName("B1 resume: a whole pack over the realistic archive and a live session, by a query and by the latest turn, on both indexes")
     void resumePacksTheSession() {
         ResumeBenchmark benchmark = new ResumeBenchmark();

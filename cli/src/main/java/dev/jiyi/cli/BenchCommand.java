@@ -64,6 +64,9 @@ final class BenchCommand implements Callable<Integer> {
         TAIL("[--size N] [--index fts5|lucene] [--kind KIND] [--seconds S]",
                 "Fast recall's slow calls split by cause (a collection, the first recall after an ingest, or"
                         + " neither), alone and beside a writer in the same process, with the writer's write times."),
+        GROWN("--home DIR [--size N] [--batch N] [--rounds N] [--deletions N]",
+                "Fast recall and deletion on a Lucene index grown by ingest and catch-ups, as a home in use grows"
+                        + " it (the JMH archives' indexes are rebuilt in one pass), with its segments by kind."),
         JMH("[BENCHMARK] [JMH options]",
                 "The JMH benchmarks (FastRecallBenchmark on the realistic archive, UniformRecallBenchmark,"
                         + " SemanticRecallBenchmark, IngestBenchmark, DeleteBenchmark, ResumeBenchmark) at 10k, 100k"
