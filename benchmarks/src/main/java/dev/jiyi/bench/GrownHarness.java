@@ -90,12 +90,7 @@ public final class GrownHarness implements Callable<Integer> {
             throw new CommandLine.ParameterException(new CommandLine(this),
                     "--size must be at least 2, --batch at least 1, --rounds at least 3, --deletions at least 0");
         }
-        String grownAs = marker(size);
-        try {
-            if (Files.exists(home) && !grownAs.equals(Files.readString(home.resolve(MARKER)))) {
-                throw new java.io.IOException("different");
-            }
-        } catch (java.io.IOException e) {
+        if (Files.exists(home) && !marker(size).equals(markerIn(home))) {
             throw new CommandLine.ParameterException(new CommandLine(this),
                     "--home holds no finished growth of --size " + size + " (grow it in a new folder)");
         }
@@ -186,6 +181,15 @@ public final class GrownHarness implements Callable<Integer> {
             throw new java.io.UncheckedIOException(e);
         }
         out.printf(Locale.ROOT, "grown: %,d turns in %.0f s%n", corpus.size(), (System.nanoTime() - start) / 1e9);
+    }
+
+    /** The marker a home holds, or an empty string when it holds none. */
+    private static String markerIn(Path home) {
+        try {
+            return Files.readString(home.resolve(MARKER));
+        } catch (java.io.IOException e) {
+            return "";
+        }
     }
 
     /** What the marker of a finished growth of {@code size} turns says. */
