@@ -7,7 +7,6 @@ import dev.jiyi.authority.index.ChangeLogFollowerContract;
 import org.apache.lucene.search.TermQuery;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 
 /** L2: the Lucene index's follower is a {@link ChangeLogFollower.Target} that keeps the contract. */
@@ -20,14 +19,7 @@ class LuceneFollowerContractTest extends ChangeLogFollowerContract {
         handles = new Handles(dir, LuceneOptions.defaults());
         handles.openCurrent(); // none yet: the follower builds one first, as a search would
         LuceneFollower follower = new LuceneFollower(handles);
-        authority.read(s -> {
-            try {
-                follower.rebuild(s, "there was none yet");
-                return null;
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        });
+        rebuild(authority, follower, "there was none yet");
         return follower;
     }
 

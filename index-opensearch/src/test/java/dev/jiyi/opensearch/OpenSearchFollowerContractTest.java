@@ -36,14 +36,7 @@ class OpenSearchFollowerContractTest extends ChangeLogFollowerContract {
         Path folder = dir.resolve("opensearch");
         follower = new Follower(cluster, options, folder, new HomeState(HomeState.randomId(), "",
                 ChangeLogFollower.Position.START, "", folder.toAbsolutePath().normalize().toString()));
-        authority.read(s -> {
-            try {
-                follower.rebuild(s, "there was none yet");
-                return null;
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        });
+        rebuild(authority, follower, "there was none yet");
         return follower;
     }
 

@@ -43,6 +43,18 @@ public abstract class ChangeLogFollowerContract {
     /** Whether the target holds the event ({@code event}) or memory with this ID: what a search could return. */
     protected abstract boolean holds(ChangeLogFollower.Target target, boolean event, String id) throws IOException;
 
+    /** Rebuilds the target whole from one snapshot of the authority (as a first use does). */
+    protected static void rebuild(Authority authority, ChangeLogFollower.Target target, String reason) {
+        authority.read(s -> {
+            try {
+                target.rebuild(s, reason);
+                return null;
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+    }
+
     /** Lets go of the target's files. */
     protected void close(ChangeLogFollower.Target target) {
     }
@@ -136,14 +148,7 @@ public abstract class ChangeLogFollowerContract {
                 });
                 assertMirrors(a, t, made);
 
-                a.read(s -> {
-                    try {
-                        t.rebuild(s, "a contract test asked");
-                        return null;
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e);
-                    }
-                });
+                rebuild(a, t, "a contract test asked");
                 assertThat(t.position()).isEqualTo(a.read(ChangeLogFollower::head));
                 assertMirrors(a, t, made);
                 assertThat(follow(a, t, 10).pages()).as("nothing left after a rebuild").isZero();
