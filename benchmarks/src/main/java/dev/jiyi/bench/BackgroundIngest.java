@@ -30,17 +30,25 @@ final class BackgroundIngest implements AutoCloseable {
     /** Starts submitting turns {@code corpus.size()}, {@code +1}, ... every {@code periodMillis}. */
     BackgroundIngest(Authority authority, ZipfCorpus corpus, long periodMillis) {
         timer.scheduleAtFixedRate(() -> {
-            long n = corpus.size() + submitted.get();
-            EventSubmission planned = corpus.event(n);
-            EventSubmission now = new EventSubmission(planned.id() + "-live", planned.scope(), planned.role(),
-                    planned.text(), planned.source(), null, planned.sessionId(), Instant.now());
-            long start = System.nanoTime();
-            DeletionHarness.require(authority.submitEvents(List.of(now)));
-            long event = System.nanoTime();
-            DeletionHarness.require(authority.addMemories(List.of(corpus.memory(now, n))));
-            writes.add(new long[] {event - start, System.nanoTime() - event});
+            writes.add(write(authority, corpus, corpus.size() + submitted.get(), "-live"));
             submitted.incrementAndGet();
         }, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Writes turn {@code n} of {@code corpus} now, its event and then its memory, each in a
+     * transaction of its own, under the turn's ID with {@code suffix} (so that turns written by
+     * different callers never share an ID); the two writes' times in nanoseconds.
+     */
+    static long[] write(Authority authority, ZipfCorpus corpus, long n, String suffix) {
+        EventSubmission planned = corpus.event(n);
+        EventSubmission now = new EventSubmission(planned.id() + suffix, planned.scope(), planned.role(),
+                planned.text(), planned.source(), null, planned.sessionId(), Instant.now());
+        long start = System.nanoTime();
+        DeletionHarness.require(authority.submitEvents(List.of(now)));
+        long event = System.nanoTime();
+        DeletionHarness.require(authority.addMemories(List.of(corpus.memory(now, n))));
+        return new long[] {event - start, System.nanoTime() - event};
     }
 
     /** How many turns it has submitted. */

@@ -54,6 +54,10 @@ public final class TailHarness implements Callable<Integer> {
             description = "Unmeasured recalls first (default: ${DEFAULT-VALUE}).")
     int warmup;
 
+    @Option(names = "--writes", paramLabel = "N", defaultValue = "2000",
+            description = "Turns then written back to back with no recall, each write timed (default: ${DEFAULT-VALUE}; 0: none).")
+    int writes;
+
     private final PrintStream out;
 
     public TailHarness(PrintStream out) {
@@ -90,21 +94,24 @@ public final class TailHarness implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (size < 2 || seconds < 1 || warmup < 0 || !List.of("fts5", "lucene").contains(index)) {
-            throw new CommandLine.ParameterException(new CommandLine(this),
-                    "--size must be at least 2, --seconds at least 1, --warmup at least 0, --index fts5 or lucene");
+        if (size < 2 || seconds < 1 || warmup < 0 || writes < 0 || !List.of("fts5", "lucene").contains(index)) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--size must be at least 2, --seconds at "
+                    + "least 1, --warmup and --writes at least 0, --index fts5 or lucene");
         }
         out.printf(Locale.ROOT, "jiyi tail harness: %,d turns, %s, %s queries, %d s a phase; load average %s%n", size,
                 index, kind.name().toLowerCase(Locale.ROOT), seconds, IngestHarness.loadAverage());
-        for (Phase p : run(size, index, kind, seconds, warmup)) {
+        for (Phase p : run(size, index, kind, seconds, warmup, writes)) {
             print(p);
         }
         out.println("load average at end: " + IngestHarness.loadAverage());
         return 0;
     }
 
-    /** Both phases on one copy of the archive: recalls alone, then beside a writer. */
-    static List<Phase> run(int size, String index, QueryKind kind, int seconds, int warmup) {
+    /**
+     * The phases on one copy of the archive: recalls alone, then beside a writer, then {@code writes}
+     * turns written back to back with no recall (what a write itself costs, with no wait for a recall).
+     */
+    static List<Phase> run(int size, String index, QueryKind kind, int seconds, int warmup, int writes) {
         CachedArchive archive = JmhArchives.openZipf(size);
         try (ScratchHome home = JmhArchives.copy(archive, "tail"); Jiyi jiyi = Jiyi.open(home.home())) {
             ZipfCorpus corpus = new ZipfCorpus(ChatCorpus.DEFAULT_SEED, size);
@@ -115,8 +122,21 @@ public final class TailHarness implements Callable<Integer> {
             }
             List<Phase> phases = new ArrayList<>();
             phases.add(phase("alone", recall, requests, seconds, null));
-            try (BackgroundIngest writer = new BackgroundIngest(jiyi.authority(), corpus, FastRecallBenchmark.INGEST_PERIOD)) {
+            BackgroundIngest writer = new BackgroundIngest(jiyi.authority(), corpus, FastRecallBenchmark.INGEST_PERIOD);
+            try (writer) {
                 phases.add(phase("beside a writer", recall, requests, seconds, writer));
+            }
+            if (writes > 0) {
+                long first = corpus.size() + writer.submitted(); // the turns after the writer's
+                long[][] times = new long[2][writes];
+                for (int i = 0; i < writes; i++) {
+                    long[] turn = BackgroundIngest.write(jiyi.authority(), corpus, first + i, "-alone");
+                    times[0][i] = turn[0];
+                    times[1][i] = turn[1];
+                }
+                Arrays.sort(times[0]);
+                Arrays.sort(times[1]);
+                phases.add(new Phase("writes alone", new long[0], new boolean[0], new boolean[0], times[0], times[1]));
             }
             return phases;
         }
@@ -158,6 +178,12 @@ public final class TailHarness implements Callable<Integer> {
     }
 
     private void print(Phase p) {
+        if (p.nanos().length == 0) {
+            out.printf(Locale.ROOT, "%n%s: %d turns, each an event and its memory in transactions of their own%n", p.name(),
+                    p.eventWrites().length);
+            printWrites(p, "");
+            return;
+        }
         int[] slow = p.slow();
         int collected = 0;
         int after = 0;
@@ -171,11 +197,16 @@ public final class TailHarness implements Callable<Integer> {
         out.printf(Locale.ROOT, "  %d during a collection, %d first after an ingest; at or over the p99: %d, of them "
                 + "%d during a collection, %d first after an ingest, %d neither%n", collected, after, slow[0], slow[1],
                 slow[2], slow[3]);
+        printWrites(p, "writer's ");
+    }
+
+    private void printWrites(Phase p, String whose) {
         for (int w = 0; w < 2; w++) {
             long[] times = w == 0 ? p.eventWrites() : p.memoryWrites();
             if (times.length > 0) {
-                out.printf(Locale.ROOT, "  writer's %s writes: %d, p50 %.2f p90 %.2f max %.2f ms%n", w == 0 ? "event" : "memory",
-                        times.length, IngestHarness.percentile(times, 50) / 1e6, IngestHarness.percentile(times, 90) / 1e6,
+                out.printf(Locale.ROOT, "  %s%s writes: %d, p50 %.2f p90 %.2f p99 %.2f max %.2f ms%n",
+                        whose, w == 0 ? "event" : "memory", times.length, IngestHarness.percentile(times, 50) / 1e6,
+                        IngestHarness.percentile(times, 90) / 1e6, IngestHarness.percentile(times, 99) / 1e6,
                         times[times.length - 1] / 1e6);
             }
         }

@@ -51,6 +51,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
      */
     private final ThreadLocal<Map<String, List<String>>> analyzed = ThreadLocal.withInitial(HashMap::new);
     private final SearchCounts counts = new SearchCounts();
+    private final Fts5Merges merges = new Fts5Merges();
 
     /**
      * This index's format and analysis. Rows are written and deleted with the tokens computed from
@@ -176,6 +177,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         write(tx, "INSERT INTO events_fts (rowid, scope, tokens) VALUES (?, ?, ?)", event.sequence(),
                 Fts5Terms.scopeToken(event.scope()), tokensAhead(event.scope(), event.text()));
         ScopeRows.add(tx, EVENTS, event.scope(), 1);
+        merges.eventInserted(event.sequence());
     }
 
     /**
@@ -195,6 +197,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         write(tx, "INSERT INTO memories_fts (rowid, scope, tokens) VALUES (?, ?, ?)", memory.rowId(),
                 Fts5Terms.scopeToken(memory.scope()), tokensAhead(memory.scope(), memory.searchText()));
         ScopeRows.add(tx, MEMORIES, memory.scope(), 1);
+        merges.memoryInserted(memory.rowId());
     }
 
     @Override
@@ -222,15 +225,17 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     @Override
     public void removalsDone(Sql tx, List<Event> events, List<Memory> memories) throws SQLException {
         java.util.Set<String> eventTerms = new java.util.HashSet<>();
-        for (Event e : events) {
-            eventTerms.addAll(Fts5Terms.indexedTerms(e.scope(), e.text()));
-        }
+        events.forEach(e -> eventTerms.addAll(Fts5Terms.indexedTerms(e.scope(), e.text())));
         java.util.Set<String> memoryTerms = new java.util.HashSet<>();
-        for (Memory m : memories) {
-            memoryTerms.addAll(Fts5Terms.indexedTerms(m.scope(), m.searchText()));
-        }
+        memories.forEach(m -> memoryTerms.addAll(Fts5Terms.indexedTerms(m.scope(), m.searchText())));
         KeyTraces.purge(tx, "events_fts", eventTerms);
         KeyTraces.purge(tx, "memories_fts", memoryTerms);
+    }
+
+    /** FTS5's merges that this transaction's inserts owe, in a step of their size ({@link Fts5Merges}). */
+    @Override
+    public void beforeCommit(Sql tx) throws SQLException {
+        merges.beforeCommit(tx);
     }
 
     @Override

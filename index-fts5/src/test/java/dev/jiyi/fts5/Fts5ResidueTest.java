@@ -119,7 +119,7 @@ class Fts5ResidueTest {
 
     /**
      * Docs: "SQLite zeroes what the deletion frees". FTS5 merges segments as rows arrive
-     * (automerge), and each merge frees the old segment pages with secure_delete OFF, so the terms
+     * ({@link Fts5Merges}), and each merge frees the old segment pages with secure_delete OFF, so the terms
      * of a row stay in free pages of the file after the row is deleted with secure_delete ON.
      */
     @Test

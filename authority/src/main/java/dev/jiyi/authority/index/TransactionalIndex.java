@@ -57,6 +57,15 @@ public interface TransactionalIndex {
     default void removalsDone(Sql tx, List<Event> events, List<Memory> memories) throws SQLException {
     }
 
+    /**
+     * Called at the end of every write transaction of the authority's verbs, builds and rebuilds,
+     * inside it, just before it commits (not when it rolls back; not in a migration's transaction):
+     * the place for upkeep that the transaction's inserts owe the index as a whole, in steps no
+     * larger than those inserts (so that no single write pays for the archive's size).
+     */
+    default void beforeCommit(Sql tx) throws SQLException {
+    }
+
     /** The name this index's state is kept under in {@code index_state}. */
     default String name() {
         return getClass().getSimpleName();

@@ -143,6 +143,11 @@ public final class Indexes {
         }
     }
 
+    /** The end of a write transaction, just before its commit ({@link TransactionalIndex#beforeCommit}). */
+    public void beforeCommit() throws SQLException {
+        each(index -> index.beforeCommit(sql));
+    }
+
     @FunctionalInterface
     private interface Call {
         void on(TransactionalIndex index) throws SQLException;

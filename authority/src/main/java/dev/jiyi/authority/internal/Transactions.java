@@ -36,13 +36,17 @@ public final class Transactions {
         void run() throws SQLException;
     }
 
-    /** Runs {@code work} in one BEGIN IMMEDIATE transaction; any failure rolls everything back. */
+    /**
+     * Runs {@code work} in one BEGIN IMMEDIATE transaction, then the attached indexes' upkeep
+     * ({@link Indexes#beforeCommit}); any failure rolls everything back.
+     */
     public <T> T write(String operation, Work<T> work) {
         try {
             sql.execute("BEGIN IMMEDIATE");
             T result;
             try {
                 result = work.run();
+                indexes.beforeCommit();
                 sql.execute("COMMIT");
             } catch (Throwable e) {
                 // Whatever failed, including an Error or the COMMIT itself, leave no open transaction.
