@@ -27,8 +27,11 @@ import java.util.concurrent.Callable;
  * {@link FastRecallBenchmark}'s background ingest, and a host's capture in an MCP server, do). Each
  * call is marked if a garbage collection ran during it and if it was the first after an ingest, and
  * the calls at or over the p99 are split by those marks; the writer's own write times are printed
- * beside them. Calls that are neither waited for something else: in one process, the writer's
- * transaction.
+ * beside them. Calls that are neither either waited for the writer's transaction (one process, one
+ * connection) or did more work of their own: after each reopen, small new segments to search and
+ * terms to look up again (a JFR profile in docs/benchmarks.md found mostly the second). A last phase
+ * writes {@code --writes} turns back to back with no recall, so that a write's own time is measured
+ * too, without waits for recalls.
  */
 @Command(name = "tail", mixinStandardHelpOptions = true,
         description = "Splits fast recall's slow calls by cause: a collection, the first recall after an ingest, or neither.")
