@@ -52,6 +52,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     private final ThreadLocal<Map<String, List<String>>> analyzed = ThreadLocal.withInitial(HashMap::new);
     private final SearchCounts counts = new SearchCounts();
     private final Fts5Merges merges = new Fts5Merges();
+    private final Fts5Lengths lengths = new Fts5Lengths();
 
     /**
      * This index's format and analysis. Rows are written and deleted with the tokens computed from
@@ -119,6 +120,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     private static final List<String> TABLES = List.of(
             "CREATE TABLE IF NOT EXISTS fts5_scope_rows (tbl TEXT NOT NULL, scope TEXT NOT NULL, "
                     + "rows INTEGER NOT NULL, PRIMARY KEY (tbl, scope)) WITHOUT ROWID",
+            Fts5Lengths.TABLE,
             "CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(tokens, scope, content = '', tokenize = 'ascii')",
             "CREATE VIRTUAL TABLE IF NOT EXISTS events_fts USING fts5(tokens, scope, content = '', tokenize = 'ascii')",
             "INSERT INTO memories_fts (memories_fts, rank) VALUES ('secure-delete', 1)",
@@ -169,6 +171,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         tx.execute("DROP TABLE IF EXISTS memories_fts");
         tx.execute("DROP TABLE IF EXISTS events_fts");
         tx.execute("DROP TABLE IF EXISTS fts5_scope_rows");
+        tx.execute("DROP TABLE IF EXISTS fts5_lengths");
         install(tx);
     }
 
@@ -178,6 +181,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
                 Fts5Terms.scopeToken(event.scope()), tokensAhead(event.scope(), event.text()));
         ScopeRows.add(tx, EVENTS, event.scope(), 1);
         merges.eventInserted(event.sequence());
+        lengths.touched(false, event.sequence());
     }
 
     /**
@@ -190,6 +194,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         write(tx, "INSERT INTO events_fts (events_fts, rowid, scope, tokens) VALUES ('delete', ?, ?, ?)", event.sequence(),
                 Fts5Terms.scopeToken(event.scope()), Fts5Terms.contentTokens(event.scope(), event.text()));
         ScopeRows.add(tx, EVENTS, event.scope(), -1);
+        lengths.touched(false, event.sequence());
     }
 
     @Override
@@ -198,6 +203,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
                 Fts5Terms.scopeToken(memory.scope()), tokensAhead(memory.scope(), memory.searchText()));
         ScopeRows.add(tx, MEMORIES, memory.scope(), 1);
         merges.memoryInserted(memory.rowId());
+        lengths.touched(true, memory.rowId());
     }
 
     @Override
@@ -205,6 +211,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         write(tx, "INSERT INTO memories_fts (memories_fts, rowid, scope, tokens) VALUES ('delete', ?, ?, ?)", memory.rowId(),
                 Fts5Terms.scopeToken(memory.scope()), Fts5Terms.contentTokens(memory.scope(), memory.searchText()));
         ScopeRows.add(tx, MEMORIES, memory.scope(), -1);
+        lengths.touched(true, memory.rowId());
     }
 
     /** The tokens of a text in a scope, from terms {@link #analyzeAhead} computed when it got the text, else computed now. */
@@ -236,6 +243,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     @Override
     public void beforeCommit(Sql tx) throws SQLException {
         merges.beforeCommit(tx);
+        lengths.beforeCommit(tx);
     }
 
     @Override
@@ -261,7 +269,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
                 return List.of();
             }
             List<Candidate> best = own.alone() ? bestMemories(snapshot, Fts5Terms.literal(filter.scope(), asked), filter, limit)
-                    : eligibleBest(snapshot, own.ranked(asked), 1, filter, limit);
+                    : EligibleRows.best(snapshot, own.ranked(asked), 1, filter, limit);
             counts.add(SearchCounts.Search.MEMORIES, own.visited(asked), best.size());
             return coverage(best, own.ideal(searched));
         } catch (SQLException e) {
@@ -296,40 +304,6 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         return own;
     }
 
-    /**
-     * The best {@code limit} eligible rows holding at least {@code least} terms: most rows are
-     * eligible, so the best 2 × limit (64 at least) first, the rest sorted only if too few pass.
-     */
-    private static List<Candidate> eligibleBest(Snapshot snapshot, RowScores scores, int least, Eligibility filter,
-                                                int limit) throws SQLException {
-        int probe = Math.max(64, limit > Integer.MAX_VALUE / 2 ? limit : 2 * limit);
-        List<Candidate> best = scores.best(probe, least);
-        List<Candidate> kept = eligibleOnly(snapshot, best, filter);
-        if (kept.size() >= limit || best.size() < probe) {
-            return kept.subList(0, Math.min(limit, kept.size()));
-        }
-        return eligibleBest(snapshot, scores.best(Integer.MAX_VALUE, least), filter, limit);
-    }
-
-    /**
-     * The first {@code limit} of {@code ranked} whose memories {@code filter} admits, read from the
-     * covering index a slice at a time.
-     */
-    private static List<Candidate> eligibleBest(Snapshot snapshot, List<Candidate> ranked, Eligibility filter, int limit)
-            throws SQLException {
-        List<Candidate> out = new ArrayList<>(Math.min(limit, ranked.size()));
-        int slice = Math.max(64, limit > Integer.MAX_VALUE / 2 ? limit : 2 * limit);
-        for (int from = 0; from < ranked.size() && out.size() < limit; from += slice) {
-            for (Candidate c : eligibleOnly(snapshot, ranked.subList(from, Math.min(ranked.size(), from + slice)), filter)) {
-                if (out.size() == limit) {
-                    break;
-                }
-                out.add(c);
-            }
-        }
-        return out;
-    }
-
     private List<Candidate> bestMemories(Snapshot snapshot, String terms, Eligibility filter, int limit) {
         try {
             // Most matches are eligible, so first the best 2 × limit matches of the scope, unfiltered,
@@ -343,7 +317,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
             ps.setString(1, Fts5Terms.match(terms));
             ps.setInt(2, probe);
             List<Candidate> best = candidates(ps);
-            List<Candidate> kept = eligibleOnly(snapshot, best, filter);
+            List<Candidate> kept = EligibleRows.only(snapshot, best, filter);
             if (kept.size() >= limit || best.size() < probe) {
                 return kept.subList(0, Math.min(limit, kept.size()));
             }
@@ -351,30 +325,6 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         } catch (SQLException e) {
             throw new StorageException("finding memory candidates", e);
         }
-    }
-
-    /** The candidates whose memories {@code filter} admits, in their order, read from the covering index. */
-    private static List<Candidate> eligibleOnly(Snapshot snapshot, List<Candidate> candidates, Eligibility filter)
-            throws SQLException {
-        if (candidates.isEmpty()) {
-            return candidates;
-        }
-        List<Long> rows = new ArrayList<>(candidates.size());
-        for (Candidate c : candidates) {
-            rows.add(c.rowId());
-        }
-        PreparedStatement ps = snapshot.sql().prepare("SELECT m.seq FROM memories m INDEXED BY memories_scope_seq "
-                + "WHERE m.seq IN (SELECT value FROM json_each(?)) AND " + Sql.eligible("m", filter));
-        ps.setString(1, Sql.jsonArray(rows));
-        Sql.bindEligible(ps, 2, filter);
-        java.util.Set<Long> admitted = new java.util.HashSet<>(Sql.list(ps, rs -> rs.getLong(1)));
-        List<Candidate> out = new ArrayList<>(admitted.size());
-        for (Candidate c : candidates) {
-            if (admitted.contains(c.rowId())) {
-                out.add(c);
-            }
-        }
-        return out;
     }
 
     /**
@@ -451,7 +401,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
                         Eligibility filter) throws SQLException {
         double best = 0;
         List<String> asked = memories.searched(words);
-        List<Candidate> memory = eligibleBest(snapshot, memories.held(asked), 1, filter, 1);
+        List<Candidate> memory = EligibleRows.best(snapshot, memories.held(asked), 1, filter, 1);
         counts.add(SearchCounts.Search.EVIDENCE, memories.visited(asked), memory.size());
         for (Candidate c : memory) {
             best = Math.max(best, c.score() / memories.evidenceIdeal(words));

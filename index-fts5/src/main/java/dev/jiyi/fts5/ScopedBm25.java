@@ -26,13 +26,15 @@ import java.util.Map;
  * <p>How: every term is stored behind its scope's key ({@link Fts5Terms#tokens}), so FTS5's
  * document frequency of a scoped term is the scope's, and a search of it reads the scope's rows
  * only. What FTS5 does not have is the scope's row count: its IDF divides by the table's. So each
- * query term is searched alone; FTS5 ranks every row holding it by {@code idf(t) × s(t, row)}, its
- * BM25 of one phrase (the scope column weighs 0), where {@code s} is the term's saturation in the
- * row, {@code tf (k1 + 1) / (tf + k1 (1 - b + b dl / avgdl))}. Dividing by FTS5's IDF, computed as
- * FTS5 does from the table's row count (its averages record) and the rows the search returned,
- * leaves {@code s}; the scope's IDF, from the scope's rows and the same count, multiplies it. Summed
- * over the terms, that is the row's BM25 over the scope. It costs one search per distinct term,
- * each reading the scope's rows that hold it. The results are kept for the rest of the read
+ * query term is searched alone, for every row holding it and the term's saturation in the row,
+ * {@code s = tf (k1 + 1) / (tf + k1 (1 - b + b dl / avgdl))}; the scope's IDF, from the scope's rows
+ * and the rows found, multiplies it. Summed over the terms, that is the row's BM25 over the scope.
+ * A term stored as one token is read from FTS5's index with its occurrences per row, and {@code s}
+ * computed here as FTS5 computes it, with the rows' lengths from {@link Fts5Lengths}; a phrase (a
+ * term of several pieces) is ranked by FTS5, {@code idf(t) × s(t, row)} (the scope column weighs 0),
+ * and divided by FTS5's IDF, computed as FTS5 does from the table's row count (its averages record)
+ * and the rows the search returned. It costs one search per distinct term, each reading the scope's
+ * rows that hold it. The results are kept for the rest of the read
  * ({@link Fts5Index} keeps one of these per snapshot, table and scope), so the views of a dialogue
  * and the evidence share them.
  */
@@ -47,6 +49,9 @@ final class ScopedBm25 {
     private final Map<String, Hits> hits = new HashMap<>();
     private final Map<String, Long> holding = new HashMap<>();
     private long tableRows = -1;
+    private double averageLength = -1;
+    private Fts5Lengths.Reader lengths;
+    private boolean lengthsRead;
     private long scopeRows = -1;
 
     /**
@@ -115,6 +120,16 @@ final class ScopedBm25 {
             }
         }
         return scores;
+    }
+
+    /**
+     * {@link #ranked} with every term ranked by FTS5 (each row's length read by FTS5's rank), as
+     * before {@link Fts5Lengths}: what the kept lengths must reproduce.
+     */
+    static RowScores rankedByFts5(Sql sql, String rowsTable, Scope scope, List<String> terms) throws SQLException {
+        ScopedBm25 own = new ScopedBm25(sql, rowsTable, scope, false);
+        own.lengthsRead = true; // and none
+        return own.ranked(terms);
     }
 
     /**
@@ -190,9 +205,20 @@ final class ScopedBm25 {
 
     private Hits hits(String term) throws SQLException {
         Hits cached = hits.get(term);
-        if (cached != null) {
-            return cached;
+        if (cached == null) {
+            List<String> pieces = ChineseTokens.storedPieces(term);
+            cached = pieces.size() == 1 && lengths() != null ? counted(key + pieces.get(0)) : ranked(term);
+            hits.put(term, cached);
         }
+        return cached;
+    }
+
+    /**
+     * A phrase's rows with FTS5's rank: {@code idf(t) × s(t, row)} for each, divided by FTS5's IDF
+     * (the table's rows, and the rows holding the phrase, which are the scope's and exactly the rows
+     * this search returned).
+     */
+    private Hits ranked(String term) throws SQLException {
         PreparedStatement ps = sql.prepare("SELECT rowid, rank FROM " + table + " WHERE " + table + " MATCH ?");
         ps.setString(1, "tokens : " + Fts5Terms.quoted(key, term));
         long[] rows = new long[16];
@@ -208,16 +234,76 @@ final class ScopedBm25 {
                 rank[n++] = -rs.getDouble(2);
             }
         }
-        // FTS5's IDF of the term: the table's rows, and the rows holding it, which are the scope's
-        // (the term is scoped) and exactly the rows this search returned.
         double tableIdf = idf(tableRows(), n);
         double[] saturation = new double[n];
         for (int i = 0; i < n; i++) {
             saturation[i] = rank[i] / tableIdf;
         }
-        Hits h = new Hits(Arrays.copyOf(rows, n), saturation);
-        hits.put(term, h);
-        return h;
+        return new Hits(Arrays.copyOf(rows, n), saturation);
+    }
+
+    /**
+     * One stored term's rows, each with the saturation FTS5's BM25 gives it, computed here as FTS5
+     * computes it ({@code fts5_aux.c}: k1 1.2, b 0.75, the row's length over all columns against the
+     * table's average) from the term's occurrences in FTS5's index ({@code fts5vocab} instances, in
+     * row order: a row's count is its term frequency) and the rows' lengths ({@link Fts5Lengths}).
+     * No rank is computed, so no row's length is looked up one by one.
+     */
+    private Hits counted(String stored) throws SQLException {
+        String instances = "temp." + table + "_instances";
+        sql.execute("CREATE VIRTUAL TABLE IF NOT EXISTS " + instances + " USING fts5vocab(main, " + table + ", instance)");
+        // No column filter: a scoped term is only ever in the tokens column (a scope token starts with
+        // Fts5Terms.SCOPE_PREFIX, which no scope's key does), the one column bm25(1.0, 0.0) weighs.
+        PreparedStatement ps = sql.prepare("SELECT json_group_array(doc) FROM " + instances + " WHERE term = ?");
+        ps.setString(1, stored);
+        String docs;
+        try (ResultSet rs = ps.executeQuery()) {
+            docs = rs.next() ? rs.getString(1) : null;
+        }
+        long[] rows = new long[16];
+        int[] tf = new int[16];
+        int n = 0;
+        int at = 1;
+        int end = docs == null ? 0 : docs.length() - 1; // inside [ ]
+        while (at < end) {
+            long row = 0;
+            char c;
+            while (at < end && (c = docs.charAt(at)) >= '0' && c <= '9') {
+                row = 10 * row + (c - '0');
+                at++;
+            }
+            at++; // the comma
+            if (n > 0 && rows[n - 1] == row) {
+                tf[n - 1]++;
+                continue;
+            }
+            if (n == rows.length) {
+                rows = Arrays.copyOf(rows, 2 * n);
+                tf = Arrays.copyOf(tf, 2 * n);
+            }
+            rows[n] = row;
+            tf[n++] = 1;
+        }
+        int[] length = lengths().of(rows, n);
+        double average = averageLength();
+        double[] saturation = new double[n];
+        for (int i = 0; i < n; i++) {
+            double freq = tf[i];
+            saturation[i] = (freq * (K1 + 1.0)) / (freq + K1 * (1 - B + B * length[i] / average));
+        }
+        return new Hits(Arrays.copyOf(rows, n), saturation);
+    }
+
+    /** FTS5's BM25 parameters ({@code fts5_aux.c}). */
+    private static final double K1 = 1.2;
+    private static final double B = 0.75;
+
+    private Fts5Lengths.Reader lengths() throws SQLException {
+        if (!lengthsRead) {
+            lengths = Fts5Lengths.reader(sql, table);
+            lengthsRead = true;
+        }
+        return lengths;
     }
 
     /**
@@ -275,11 +361,27 @@ final class ScopedBm25 {
      */
     private long tableRows() throws SQLException {
         if (tableRows < 0) {
-            try (ResultSet rs = sql.prepare("SELECT block FROM " + table + "_data WHERE id = 1").executeQuery()) {
-                tableRows = rs.next() ? varint(rs.getBytes(1)) : 0;
-            }
+            readAverages();
         }
         return tableRows;
+    }
+
+    /** A row's average length in tokens, all columns, as FTS5's BM25 computes it: the tokens over the rows. */
+    private double averageLength() throws SQLException {
+        if (averageLength < 0) {
+            readAverages();
+        }
+        return averageLength;
+    }
+
+    private void readAverages() throws SQLException {
+        byte[] record;
+        try (ResultSet rs = sql.prepare("SELECT block FROM " + table + "_data WHERE id = 1").executeQuery()) {
+            record = rs.next() ? rs.getBytes(1) : null;
+        }
+        tableRows = varint(record);
+        long tokens = Fts5Lengths.sum(record) - tableRows; // every varint of the record, less the first
+        averageLength = tableRows > 0 ? (double) tokens / (double) tableRows : 0;
     }
 
     /** SQLite's varint at the start of {@code bytes}: big-endian, seven bits a byte, the ninth whole. */
