@@ -2,6 +2,7 @@ package dev.jiyi.fts5;
 
 import dev.jiyi.authority.Sql;
 
+import java.nio.ByteBuffer;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -33,18 +34,23 @@ import java.util.TreeSet;
  * transaction) refills the table's entries from {@code *_docsize} in one ordered pass instead.
  *
  * <p>A home indexed before this table existed gets it at its first write, empty, with a mark per
- * FTS5 table of the next block to fill ({@code tbl} {@code <table>#next}); each write that touches
- * the FTS5 tables then fills {@link #STEP} more blocks from {@code *_docsize} (so that no single write
- * pays for the archive's size), and the mark goes when the last block is filled. Until then, searches
- * rank with FTS5's rank, as before. A rebuild replaces the table with the FTS5 tables
- * ({@link Fts5Index#clear}).
+ * FTS5 table ({@code tbl} {@code <table>#next}: the next block to fill, and the table's last row
+ * then); each write that touches the FTS5 tables, that first one included, fills {@link #STEP} more
+ * blocks of each from {@code *_docsize} (so that no single write pays for the archive's size), and
+ * the mark goes after that last row. Until then, searches rank with FTS5's rank, as before. A
+ * rebuild replaces the table with the FTS5 tables ({@link Fts5Index#clear}).
+ *
+ * <p>A transaction that rolls back leaves what it touched to the next one on its thread (there is
+ * no hook for a rollback); that is harmless for rows, whose lengths are read again, but after a
+ * rolled-back transaction of more than {@link #WHOLE} rows of a table (a failed rebuild in one
+ * transaction) the next write refills that table whole.
  */
 final class Fts5Lengths {
 
     /** Rows a blob holds: 2 bytes each, 8 KB a blob. */
     static final int BLOCK = 4096;
 
-    /** Blocks of each table a write fills in a home from before the table (8,192 rows, a few ms). */
+    /** Blocks of each table a write fills in a home from before the table (8,192 rows of each). */
     static final int STEP = 2;
 
     /** Rows of a table one transaction touches beyond which it refills the table's entries whole. */
@@ -103,14 +109,16 @@ final class Fts5Lengths {
             if (!exists(tx)) {
                 tx.execute(TABLE);
                 for (String table : TABLES) {
-                    mark(tx, table, 0);
+                    mark(tx, table, 0, lastRow(tx, table));
                 }
             }
             for (int i = 0; i < TABLES.size(); i++) {
                 String table = TABLES.get(i);
                 if (rows.get(i).whole) {
                     refill(tx, table);
-                } else if (!rows.get(i).rows.isEmpty()) {
+                    continue;
+                }
+                if (!rows.get(i).rows.isEmpty()) {
                     write(tx, table, rows.get(i).rows);
                 }
                 fillStep(tx, table);
@@ -120,44 +128,62 @@ final class Fts5Lengths {
         }
     }
 
-    /** The mark of the next block to fill in {@code table}'s entries, or -1 for none (all filled). */
-    private static long next(Sql sql, String table) throws SQLException {
-        PreparedStatement ps = sql.prepare("SELECT block FROM fts5_lengths WHERE tbl = ?");
+    /**
+     * The mark of a table whose entries are being filled: the next block to fill, and the last row
+     * to fill, the table's last row when the filling began (every row inserted since has its entry
+     * written by its own transaction, so the filling ends however fast the table grows).
+     */
+    private record Mark(long next, long last) {
+    }
+
+    /** The table's mark, or null when its entries are all filled. */
+    private static Mark mark(Sql sql, String table) throws SQLException {
+        PreparedStatement ps = sql.prepare("SELECT block, sizes FROM fts5_lengths WHERE tbl = ?");
         ps.setString(1, table + "#next");
         try (ResultSet rs = ps.executeQuery()) {
-            return rs.next() ? rs.getLong(1) : -1;
+            if (!rs.next()) {
+                return null;
+            }
+            byte[] last = rs.getBytes(2);
+            return new Mark(rs.getLong(1), last != null && last.length == Long.BYTES
+                    ? ByteBuffer.wrap(last).getLong() : Long.MAX_VALUE);
         }
     }
 
-    private static void mark(Sql tx, String table, long next) throws SQLException {
+    /** Sets the table's mark, or removes it ({@code next} -1: filled). */
+    private static void mark(Sql tx, String table, long next, long last) throws SQLException {
         PreparedStatement ps = tx.prepare("DELETE FROM fts5_lengths WHERE tbl = ?");
         ps.setString(1, table + "#next");
         ps.executeUpdate();
         if (next >= 0) {
-            store(tx, table + "#next", next, new byte[0]);
+            store(tx, table + "#next", next, ByteBuffer.allocate(Long.BYTES).putLong(last).array());
         }
     }
 
-    /** Fills {@link #STEP} more blocks of a table being filled, and drops the mark after the last. */
+    private static long lastRow(Sql tx, String table) throws SQLException {
+        try (ResultSet rs = tx.prepare("SELECT max(id) FROM " + table + "_docsize").executeQuery()) {
+            return rs.next() ? rs.getLong(1) : 0; // 0 for an empty table (max is NULL)
+        }
+    }
+
+    /** Fills {@link #STEP} more blocks of a table being filled, and removes the mark after its last row. */
     private static void fillStep(Sql tx, String table) throws SQLException {
-        long next = next(tx, table);
-        if (next < 0) {
+        Mark mark = mark(tx, table);
+        if (mark == null) {
             return;
         }
-        fill(tx, table, next * BLOCK, (next + STEP) * BLOCK);
-        long last;
-        try (ResultSet rs = tx.prepare("SELECT max(id) FROM " + table + "_docsize").executeQuery()) {
-            last = rs.next() ? rs.getLong(1) : 0;
-        }
-        mark(tx, table, (next + STEP) * BLOCK > last ? -1 : next + STEP);
+        long end = (mark.next() + STEP) * BLOCK;
+        fill(tx, table, mark.next() * BLOCK, end);
+        mark(tx, table, end > mark.last() ? -1 : mark.next() + STEP, mark.last());
     }
 
-    /** Every entry of {@code table} anew from {@code *_docsize}, in one ordered pass. */
+    /** Every entry of {@code table} anew from {@code *_docsize}, in one ordered pass; no mark is left. */
     private static void refill(Sql tx, String table) throws SQLException {
         PreparedStatement ps = tx.prepare("DELETE FROM fts5_lengths WHERE tbl = ?");
         ps.setString(1, table);
         ps.executeUpdate();
         fill(tx, table, 0, Long.MAX_VALUE);
+        mark(tx, table, -1, 0);
     }
 
     /** Whether the table is in the database (one lookup in the schema). */
@@ -274,7 +300,7 @@ final class Fts5Lengths {
      * {@code table}'s entries are still being filled (searches then rank with FTS5's rank).
      */
     static Reader reader(Sql sql, String table) throws SQLException {
-        return exists(sql) && next(sql, table) < 0 ? new Reader(sql, table) : null;
+        return exists(sql) && mark(sql, table) == null ? new Reader(sql, table) : null;
     }
 
     static final class Reader {

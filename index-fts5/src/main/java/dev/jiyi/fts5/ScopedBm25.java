@@ -128,7 +128,7 @@ final class ScopedBm25 {
      */
     static RowScores rankedByFts5(Sql sql, String rowsTable, Scope scope, List<String> terms) throws SQLException {
         ScopedBm25 own = new ScopedBm25(sql, rowsTable, scope, false);
-        own.lengthsRead = true; // and none
+        own.lengthsRead = true; // with no lengths: every term through FTS5's rank
         return own.ranked(terms);
     }
 
@@ -207,7 +207,7 @@ final class ScopedBm25 {
         Hits cached = hits.get(term);
         if (cached == null) {
             List<String> pieces = ChineseTokens.storedPieces(term);
-            cached = pieces.size() == 1 && lengths() != null ? counted(key + pieces.get(0)) : ranked(term);
+            cached = pieces.size() == 1 && lengths() != null ? counted(key + pieces.get(0)) : fromRank(term);
             hits.put(term, cached);
         }
         return cached;
@@ -218,7 +218,7 @@ final class ScopedBm25 {
      * (the table's rows, and the rows holding the phrase, which are the scope's and exactly the rows
      * this search returned).
      */
-    private Hits ranked(String term) throws SQLException {
+    private Hits fromRank(String term) throws SQLException {
         PreparedStatement ps = sql.prepare("SELECT rowid, rank FROM " + table + " WHERE " + table + " MATCH ?");
         ps.setString(1, "tokens : " + Fts5Terms.quoted(key, term));
         long[] rows = new long[16];
