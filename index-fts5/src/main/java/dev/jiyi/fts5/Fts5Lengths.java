@@ -272,11 +272,20 @@ final class Fts5Lengths {
         return (int) Math.min(sum(sz), Integer.MAX_VALUE);
     }
 
-    /** The sum of the SQLite varints {@code record} holds (big-endian, seven bits a byte, the ninth whole). */
+    /** The sum of the SQLite varints {@code record} holds. */
     static long sum(byte[] record) {
+        return sum(record, Integer.MAX_VALUE);
+    }
+
+    /**
+     * The sum of the first {@code count} SQLite varints of {@code record} (big-endian, seven bits a
+     * byte, the ninth whole): the one decoder of FTS5's records here ({@code *_docsize}, the
+     * averages record).
+     */
+    static long sum(byte[] record, int count) {
         long total = 0;
         int i = 0;
-        while (record != null && i < record.length) {
+        for (int read = 0; read < count && record != null && i < record.length; read++) {
             long v = 0;
             for (int n = 0; i < record.length; n++) {
                 int b = record[i++] & 0xFF;

@@ -384,20 +384,9 @@ final class ScopedBm25 {
         averageLength = tableRows > 0 ? (double) tokens / (double) tableRows : 0;
     }
 
-    /** SQLite's varint at the start of {@code bytes}: big-endian, seven bits a byte, the ninth whole. */
+    /** SQLite's varint at the start of {@code bytes} ({@link Fts5Lengths#sum}). */
     static long varint(byte[] bytes) {
-        long v = 0;
-        for (int i = 0; i < Math.min(9, bytes == null ? 0 : bytes.length); i++) {
-            int b = bytes[i] & 0xFF;
-            if (i == 8) {
-                return (v << 8) | b;
-            }
-            v = (v << 7) | (b & 0x7F);
-            if ((b & 0x80) == 0) {
-                return v;
-            }
-        }
-        return v;
+        return Fts5Lengths.sum(bytes, 1);
     }
 
 }
