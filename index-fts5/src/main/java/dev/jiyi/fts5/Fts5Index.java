@@ -53,6 +53,8 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     private final SearchCounts counts = new SearchCounts();
     private final Fts5Merges merges = new Fts5Merges();
     private final Fts5Lengths lengths = new Fts5Lengths();
+    /** Common terms' counts and postings kept across reads ({@link KeptTerms}). */
+    private final KeptTerms keptTerms = new KeptTerms();
 
     /**
      * This index's format and analysis. Rows are written and deleted with the tokens computed from
@@ -168,6 +170,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     /** Replaces both tables with empty ones of this index's definition ({@link #TABLES}). */
     public void clear(Sql tx) throws SQLException {
         analyzed.get().clear();
+        keptTerms.clear();
         tx.execute("DROP TABLE IF EXISTS memories_fts");
         tx.execute("DROP TABLE IF EXISTS events_fts");
         tx.execute("DROP TABLE IF EXISTS fts5_scope_rows");
@@ -298,7 +301,9 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         String key = table + '\u0000' + scope.personaId() + '\u0000' + scope.projectId();
         ScopedBm25 own = read.get(key);
         if (own == null) {
-            own = new ScopedBm25(snapshot.sql(), table, scope, ScopedBm25.alone(snapshot.sql(), table, scope));
+            // The view, not the snapshot: a value that held its weak key would keep every read alive.
+            own = new ScopedBm25(snapshot.sql(), table, scope, ScopedBm25.alone(snapshot.sql(), table, scope),
+                    keptTerms.view(snapshot, table, VERSION));
             read.put(key, own);
         }
         return own;

@@ -160,7 +160,8 @@ final class Fts5Lengths {
         }
     }
 
-    private static long lastRow(Sql tx, String table) throws SQLException {
+    /** An FTS5 table's last row ID ({@code *_docsize} has a row per FTS5 row); 0 for an empty table. */
+    static long lastRow(Sql tx, String table) throws SQLException {
         try (ResultSet rs = tx.prepare("SELECT max(id) FROM " + table + "_docsize").executeQuery()) {
             return rs.next() ? rs.getLong(1) : 0; // 0 for an empty table (max is NULL)
         }

@@ -36,7 +36,8 @@ import java.util.Map;
  * and the rows the search returned. It costs one search per distinct term, each reading the scope's
  * rows that hold it. The results are kept for the rest of the read
  * ({@link Fts5Index} keeps one of these per snapshot, table and scope), so the views of a dialogue
- * and the evidence share them.
+ * and the evidence share them; the counts and postings of common terms are kept across reads too
+ * ({@link KeptTerms}).
  */
 final class ScopedBm25 {
 
@@ -53,14 +54,18 @@ final class ScopedBm25 {
     private Fts5Lengths.Reader lengths;
     private boolean lengthsRead;
     private long scopeRows = -1;
+    private final KeptTerms.View kept;
 
     /**
      * @param rowsTable the authority's table the FTS5 table indexes ({@code <rowsTable>_fts})
      * @param alone     whether the scope has every row of the table: then its statistics are the
      *                  table's, and FTS5's own ranking is the scope's
+     * @param kept      the table's common terms' counts and postings kept across reads, at this read
+     *                  ({@link KeptTerms#view}), or null to count and read every term
      */
-    ScopedBm25(Sql sql, String rowsTable, Scope scope, boolean alone) {
+    ScopedBm25(Sql sql, String rowsTable, Scope scope, boolean alone, KeptTerms.View kept) {
         this.sql = sql;
+        this.kept = kept;
         this.rowsTable = rowsTable;
         this.scope = scope;
         this.table = rowsTable + "_fts";
@@ -127,7 +132,7 @@ final class ScopedBm25 {
      * before {@link Fts5Lengths}: what the kept lengths must reproduce.
      */
     static RowScores rankedByFts5(Sql sql, String rowsTable, Scope scope, List<String> terms) throws SQLException {
-        ScopedBm25 own = new ScopedBm25(sql, rowsTable, scope, false);
+        ScopedBm25 own = new ScopedBm25(sql, rowsTable, scope, false, null);
         own.lengthsRead = true; // with no lengths: every term through FTS5's rank
         return own.ranked(terms);
     }
@@ -207,10 +212,34 @@ final class ScopedBm25 {
         Hits cached = hits.get(term);
         if (cached == null) {
             List<String> pieces = ChineseTokens.storedPieces(term);
-            cached = pieces.size() == 1 && lengths() != null ? counted(key + pieces.get(0)) : fromRank(term);
+            cached = pieces.size() == 1 && lengths() != null ? saturated(postings(key + pieces.get(0))) : fromRank(term);
             hits.put(term, cached);
         }
         return cached;
+    }
+
+    /** A stored term's postings: those kept from an earlier read if they still hold ({@link KeptTerms}), else read. */
+    private KeptTerms.Postings postings(String stored) throws SQLException {
+        KeptTerms.Postings p = kept == null ? null : kept.postings(stored);
+        if (p == null) {
+            p = counted(stored);
+            if (kept != null) {
+                kept.keepPostings(stored, p);
+            }
+        }
+        return p;
+    }
+
+    /** Each row's saturation of the term, as FTS5's BM25 gives it, with the table's current average length. */
+    private Hits saturated(KeptTerms.Postings p) throws SQLException {
+        double average = averageLength();
+        int n = p.rows().length;
+        double[] saturation = new double[n];
+        for (int i = 0; i < n; i++) {
+            double freq = p.tf()[i];
+            saturation[i] = (freq * (K1 + 1.0)) / (freq + K1 * (1 - B + B * p.length()[i] / average));
+        }
+        return new Hits(p.rows(), saturation);
     }
 
     /**
@@ -243,13 +272,14 @@ final class ScopedBm25 {
     }
 
     /**
-     * One stored term's rows, each with the saturation FTS5's BM25 gives it, computed here as FTS5
-     * computes it ({@code fts5_aux.c}: k1 1.2, b 0.75, the row's length over all columns against the
-     * table's average) from the term's occurrences in FTS5's index ({@code fts5vocab} instances, in
-     * row order: a row's count is its term frequency) and the rows' lengths ({@link Fts5Lengths}).
-     * No rank is computed, so no row's length is looked up one by one.
+     * One stored term's rows, each with the term's occurrences in it and its length, for the
+     * saturation FTS5's BM25 gives it, computed here as FTS5 computes it ({@link #saturated};
+     * {@code fts5_aux.c}: k1 1.2, b 0.75, the row's length over all columns against the table's
+     * average): the occurrences from FTS5's index ({@code fts5vocab} instances, in row order: a row's
+     * count is its term frequency), the lengths from {@link Fts5Lengths}. No rank is computed, so no
+     * row's length is looked up one by one.
      */
-    private Hits counted(String stored) throws SQLException {
+    private KeptTerms.Postings counted(String stored) throws SQLException {
         String instances = "temp." + table + "_instances";
         sql.execute("CREATE VIRTUAL TABLE IF NOT EXISTS " + instances + " USING fts5vocab(main, " + table + ", instance)");
         // No column filter: a scoped term is only ever in the tokens column (a scope token starts with
@@ -285,13 +315,7 @@ final class ScopedBm25 {
             tf[n++] = 1;
         }
         int[] length = lengths().of(rows, n);
-        double average = averageLength();
-        double[] saturation = new double[n];
-        for (int i = 0; i < n; i++) {
-            double freq = tf[i];
-            saturation[i] = (freq * (K1 + 1.0)) / (freq + K1 * (1 - B + B * length[i] / average));
-        }
-        return new Hits(Arrays.copyOf(rows, n), saturation);
+        return new KeptTerms.Postings(Arrays.copyOf(rows, n), Arrays.copyOf(tf, n), Arrays.copyOf(length, n));
     }
 
     /** FTS5's BM25 parameters ({@code fts5_aux.c}). */
@@ -331,7 +355,14 @@ final class ScopedBm25 {
         if (cached == null) {
             List<String> pieces = ChineseTokens.storedPieces(term);
             if (pieces.size() == 1) {
-                cached = documents(key + pieces.get(0));
+                String stored = key + pieces.get(0);
+                cached = kept == null ? -1 : kept.count(stored);
+                if (cached < 0) {
+                    cached = documents(stored);
+                    if (kept != null) {
+                        kept.keepCount(stored, cached);
+                    }
+                }
             } else {
                 PreparedStatement ps = sql.prepare("SELECT count(*) FROM " + table + " WHERE " + table + " MATCH ?");
                 ps.setString(1, "tokens : " + Fts5Terms.quoted(key, term));
@@ -375,13 +406,20 @@ final class ScopedBm25 {
     }
 
     private void readAverages() throws SQLException {
-        byte[] record;
-        try (ResultSet rs = sql.prepare("SELECT block FROM " + table + "_data WHERE id = 1").executeQuery()) {
-            record = rs.next() ? rs.getBytes(1) : null;
-        }
+        byte[] record = averages(sql, table);
         tableRows = varint(record);
         long tokens = Fts5Lengths.sum(record) - tableRows; // every varint of the record, less the first
         averageLength = tableRows > 0 ? (double) tokens / (double) tableRows : 0;
+    }
+
+    /**
+     * An FTS5 table's averages record (row 1 of {@code <table>_data}): the count of rows, then each
+     * column's token total, as varints; null for a table that never had a row.
+     */
+    static byte[] averages(Sql sql, String table) throws SQLException {
+        try (ResultSet rs = sql.prepare("SELECT block FROM " + table + "_data WHERE id = 1").executeQuery()) {
+            return rs.next() ? rs.getBytes(1) : null;
+        }
     }
 
     /** SQLite's varint at the start of {@code bytes} ({@link Fts5Lengths#sum}). */

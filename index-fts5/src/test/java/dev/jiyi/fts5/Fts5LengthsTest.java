@@ -255,7 +255,7 @@ class Fts5LengthsTest {
                 if (rank) {
                     return ScopedBm25.rankedByFts5(s.sql(), "events", ALICE, terms).best(Integer.MAX_VALUE, 1);
                 }
-                return new ScopedBm25(s.sql(), "events", ALICE, false).ranked(terms).best(Integer.MAX_VALUE, 1);
+                return new ScopedBm25(s.sql(), "events", ALICE, false, null).ranked(terms).best(Integer.MAX_VALUE, 1);
             } catch (SQLException e) {
                 throw new IllegalStateException(e);
             }

@@ -139,7 +139,7 @@ class ScopedBm25Test {
     private long scopeRows(Scope s) {
         return authority.read(snap -> {
             try {
-                return new ScopedBm25(snap.sql(), "events", s, false).scopeRows();
+                return new ScopedBm25(snap.sql(), "events", s, false, null).scopeRows();
             } catch (SQLException e) {
                 throw new IllegalStateException(e);
             }
@@ -207,7 +207,7 @@ class ScopedBm25Test {
     private List<Candidate> ranked(Scope s, List<String> terms, boolean alone) {
         return authority.read(snap -> {
             try {
-                return new ScopedBm25(snap.sql(), "events", s, alone).ranked(terms).best(Integer.MAX_VALUE, 1);
+                return new ScopedBm25(snap.sql(), "events", s, alone, null).ranked(terms).best(Integer.MAX_VALUE, 1);
             } catch (SQLException e) {
                 throw new IllegalStateException(e);
             }

@@ -194,15 +194,24 @@ public final class TestCluster {
         throw new IllegalStateException("the test cluster did not reach " + condition);
     }
 
+    /** Stops every node and deletes the cluster's folder, so no test run leaves one behind. */
     private void stopAll() {
         for (int i = 0; i < NODES; i++) {
             if (nodes[i] != null) {
                 try {
                     nodes[i].close();
+                    nodes[i].awaitClose(10, java.util.concurrent.TimeUnit.SECONDS);
                 } catch (IOException e) {
                     // exiting anyway
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
                 }
             }
+        }
+        try (var paths = Files.walk(base)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException | UncheckedIOException e) {
+            // exiting anyway: the folder is a temporary one
         }
     }
 
