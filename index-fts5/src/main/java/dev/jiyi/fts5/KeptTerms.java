@@ -35,8 +35,9 @@ import java.util.Set;
  * change in the count (else a row was removed); then it analyses those rows' texts again from the
  * authority, as the index analysed them, grows the kept count of each term they hold by the rows
  * holding it, drops the term's kept postings, and moves the epoch on. Anything else (a removal, a
- * lower last row, more than {@link #MAX_NEW_ROWS} new rows, another schema) starts the table's
- * entries afresh. While the index is being built, or is not this version's, nothing is kept.
+ * lower last row, more than {@link #MAX_NEW_ROWS} new rows or {@link #MAX_NEW_CHARS} characters in
+ * them, another schema) starts the table's entries afresh. While the index is being built, or is
+ * not this version's, nothing is kept.
  * Saturations are not kept: every write moves the table's average length, so they are computed at
  * each read ({@link ScopedBm25}).
  */
@@ -56,6 +57,12 @@ final class KeptTerms {
 
     /** New rows since the kept epoch beyond which a table's entries start afresh rather than be brought up to date. */
     static final int MAX_NEW_ROWS = 256;
+
+    /**
+     * Characters of new rows beyond which a table's entries start afresh: analysing them again would
+     * cost more than counting afresh (an event may hold 200,000 characters).
+     */
+    static final int MAX_NEW_CHARS = 100_000;
 
     /** One term's rows in ascending order, its occurrences in each, and each row's length in tokens. */
     record Postings(long[] rows, int[] tf, int[] length) {
@@ -133,6 +140,7 @@ final class KeptTerms {
         String key = table + '\u0000' + now.file;
         TableTerms kept;
         long from;
+        long fromRows;
         synchronized (this) {
             kept = tables.get(key);
             if (kept == null || kept.epoch.schema != now.schema || now.last < kept.last
@@ -143,19 +151,22 @@ final class KeptTerms {
                 return new View(kept, now.last);
             }
             from = kept.last;
-            if (kept.rows + MAX_NEW_ROWS < now.rows) {
+            fromRows = kept.rows;
+            if (fromRows + MAX_NEW_ROWS < now.rows) {
                 return fresh(key, now);
             }
         }
         // The new rows are read and analysed outside the lock; their terms are applied only if no
-        // other read moved the entries meanwhile.
+        // other read moved the entries meanwhile. A removal shows before any analysis: the new rows
+        // do not make up the change in the count.
         Set<Long> added = newRows(sql, table, from);
-        Map<String, Integer> held = added == null ? null : newTerms(snapshot, rowsTable, from, added);
+        Map<String, Integer> held = added == null || fromRows + added.size() != now.rows ? null
+                : newTerms(snapshot, rowsTable, from, added);
         synchronized (this) {
             if (tables.get(key) != kept || kept.last != from) {
                 return kept.last == now.last && kept.rows == now.rows && tables.get(key) == kept ? new View(kept, now.last) : new View(null, 0);
             }
-            if (held == null || kept.rows + added.size() != now.rows) {
+            if (held == null) {
                 return fresh(key, now);
             }
             held.forEach(kept::added);
@@ -189,9 +200,9 @@ final class KeptTerms {
     /**
      * The stored terms of FTS5's new {@code rows} (their IDs, all above {@code last}), each with the
      * number of those rows holding it, analysed again from the authority's texts as the index analysed
-     * them. Null if the authority has more than {@link #MAX_NEW_ROWS} rows above {@code last}, or not
-     * every one of FTS5's (an index out of step). While a build feeds FTS5 the authority has rows FTS5
-     * does not hold yet; those are left out.
+     * them. Null (start afresh) if the authority has more than {@link #MAX_NEW_ROWS} rows above
+     * {@code last}, not every one of FTS5's (an index out of step), or more than
+     * {@link #MAX_NEW_CHARS} characters in them.
      */
     private static Map<String, Integer> newTerms(Snapshot snapshot, String rowsTable, long last, Set<Long> rows) {
         List<Indexed> after = rowsTable.equals("events")
@@ -200,15 +211,16 @@ final class KeptTerms {
         if (after.size() > MAX_NEW_ROWS) {
             return null;
         }
-        Map<String, Integer> held = new HashMap<>();
-        int found = 0;
-        for (Indexed row : after) {
-            if (rows.contains(row.id)) {
-                found++;
-                Fts5Terms.indexedTerms(row.scope, row.text).forEach(t -> held.merge(t, 1, Integer::sum));
-            }
+        List<Indexed> fts5 = after.stream().filter(row -> rows.contains(row.id)).toList();
+        long chars = fts5.stream().mapToLong(row -> row.text.length()).sum();
+        if (fts5.size() != rows.size() || chars > MAX_NEW_CHARS) {
+            return null;
         }
-        return found == rows.size() ? held : null;
+        Map<String, Integer> held = new HashMap<>();
+        for (Indexed row : fts5) {
+            Fts5Terms.indexedTerms(row.scope, row.text).forEach(t -> held.merge(t, 1, Integer::sum));
+        }
+        return held;
     }
 
     /** An authority row as the index indexed it: its FTS5 row ID, scope and text. */

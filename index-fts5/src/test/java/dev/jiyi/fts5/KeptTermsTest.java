@@ -303,6 +303,25 @@ class KeptTermsTest {
     }
 
     @Test
+    @DisplayName("R11 new rows of more characters than are worth analysing again start the kept entries afresh, and still rank as a fresh read")
+    void longNewRows() {
+        KeptTerms kept = new KeptTerms(MIN, MIN, KeptTerms.MAX_ROWS);
+        assertSameAsFresh(kept, "the first read");
+        String shanghai = Fts5Index.termPrefix(ALICE) + "上海";
+        KeptTerms.Postings before = authority.read(s -> view(s, kept).postings(shanghai));
+        assertThat(before).as("上海's postings are kept").isNotNull();
+        authority.submitEvent(event(ALICE, "猫".repeat(30_000) + " cat"));
+        KeptTerms.Postings after = authority.read(s -> view(s, kept).postings(shanghai));
+        assertThat(after).as("a new row of 30,000 characters not holding 上海 keeps it").isSameAs(before);
+        for (int i = 0; i < 4; i++) {
+            authority.submitEvent(event(ALICE, "猫".repeat(30_000) + " cat"));
+        }
+        KeptTerms.Postings afresh = authority.read(s -> view(s, kept).postings(shanghai));
+        assertThat(afresh).as("120,000 new characters start afresh").isNull();
+        assertSameAsFresh(kept, "after long rows");
+    }
+
+    @Test
     @DisplayName("R11 kept postings stay within their bound, the least recently used given up first")
     void bounded() {
         KeptTerms kept = new KeptTerms(MIN, MIN, 3L * MIN);
