@@ -281,11 +281,16 @@ final class Fts5Lengths {
     /**
      * The sum of the first {@code count} SQLite varints of {@code record} (big-endian, seven bits a
      * byte, the ninth whole): the one decoder of FTS5's records here ({@code *_docsize}, the
-     * averages record).
+     * averages record, the structure record).
      */
     static long sum(byte[] record, int count) {
+        return sum(record, 0, count);
+    }
+
+    /** The sum of {@code count} SQLite varints of {@code record} from byte {@code from} on ({@link #sum(byte[], int)}). */
+    static long sum(byte[] record, int from, int count) {
         long total = 0;
-        int i = 0;
+        int i = from;
         for (int read = 0; read < count && record != null && i < record.length; read++) {
             long v = 0;
             for (int n = 0; i < record.length; n++) {
@@ -305,23 +310,26 @@ final class Fts5Lengths {
     }
 
     /**
-     * The lengths one read sees: blocks read once each, and rows the table does not know (0, or too
-     * long for an entry) read from {@code *_docsize}. Null when the table is not in the database or
-     * {@code table}'s entries are still being filled (searches then rank with FTS5's rank).
+     * The lengths one read sees: blocks read once each (those {@code kept} holds from earlier reads
+     * taken from it, those read here given to it; null: none kept), and rows the table does not know
+     * (0, or too long for an entry) read from {@code *_docsize}. Null when the table is not in the
+     * database or {@code table}'s entries are still being filled (searches then rank with FTS5's rank).
      */
-    static Reader reader(Sql sql, String table) throws SQLException {
-        return exists(sql) && mark(sql, table) == null ? new Reader(sql, table) : null;
+    static Reader reader(Sql sql, String table, KeptTerms.View kept) throws SQLException {
+        return exists(sql) && mark(sql, table) == null ? new Reader(sql, table, kept) : null;
     }
 
     static final class Reader {
 
         private final Sql sql;
         private final String table;
+        private final KeptTerms.View kept;
         private final Map<Long, byte[]> blocks = new HashMap<>();
 
-        private Reader(Sql sql, String table) {
+        private Reader(Sql sql, String table, KeptTerms.View kept) {
             this.sql = sql;
             this.table = table;
+            this.kept = kept;
         }
 
         /** The lengths of the first {@code n} of {@code rows} (ascending), in their order. */
@@ -363,7 +371,12 @@ final class Fts5Lengths {
                 if (rows[i] / BLOCK != current) {
                     current = rows[i] / BLOCK;
                     if (!blocks.containsKey(current)) {
-                        wanted.put(current, EMPTY);
+                        byte[] block = kept == null ? null : kept.lengths(current);
+                        if (block != null) {
+                            blocks.put(current, block);
+                        } else {
+                            wanted.put(current, EMPTY);
+                        }
                     }
                 }
             }
@@ -377,7 +390,12 @@ final class Fts5Lengths {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     byte[] sizes = rs.getBytes(2);
-                    wanted.put(rs.getLong(1), sizes != null && sizes.length == 2 * BLOCK ? sizes : EMPTY);
+                    if (sizes != null && sizes.length == 2 * BLOCK) {
+                        wanted.put(rs.getLong(1), sizes);
+                        if (kept != null) {
+                            kept.keepLengths(rs.getLong(1), sizes);
+                        }
+                    }
                 }
             }
             blocks.putAll(wanted);

@@ -24,8 +24,18 @@ import java.util.List;
  * row at a time merges 16 pages every fourth write, about what automerge spent on average (the
  * mean write is the same) in even steps;</li>
  * <li>plus a page for every two rows, so a batch merges in proportion to what it wrote;</li>
- * <li>at most {@link #MOST} pages, so no commit (a rebuild, an import) pays for a whole level.</li>
+ * <li>at most {@link #MOST} pages while the table holds at most {@link #SEGMENTS} segments, so that
+ * no commit of a healthy index pays for a whole level.</li>
  * </ul>
+ * The cap must not let a batch's debt grow: a commit of 2,000 rows writes about 125 leaf pages to a
+ * table of a 1,000,000-turn archive, which FTS5's automerge would follow with about 500 pages of
+ * merging (the pages written times the index's levels). Capped at 256, an archive imported in such
+ * batches ended with 25 and 56 segments in its two tables, 35 on one level, and every term a
+ * search looks up is looked up in every segment. So when the cap would bind, the table's segments
+ * are read from its structure record (one row), and a table holding more than {@link #SEGMENTS}
+ * takes the page for every two rows up to {@link #MOST_BEHIND} instead: twice what the steady state
+ * needs, so the levels that can merge (those of {@code usermerge} segments) catch up. Built that way,
+ * the same archive holds 10 and 15. A single write merges its even step, over the bound too.
  * The trigger is the rows' IDs, which every process writing the file shares, not a count kept in
  * memory: a host that runs the CLI once per turn merges as a server does. With a positive budget,
  * {@code merge} works only on a level holding {@code usermerge} (4) segments or with a merge under
@@ -44,8 +54,21 @@ final class Fts5Merges {
     /** A transaction steps when it inserts a row whose ID is a multiple of this. */
     static final int EVERY = 4;
 
-    /** The most pages one commit merges in a table. */
+    /** The most pages one commit merges in a table that holds at most {@link #SEGMENTS} segments. */
     static final int MOST = 256;
+
+    /** The segments a table holds beyond which a commit merges what its rows owe past {@link #MOST}. */
+    static final int SEGMENTS = 16;
+
+    /**
+     * The most pages one commit merges in a table of more than {@link #SEGMENTS} segments: a batch of
+     * 8,192 rows' worth, about a second of merging at 1,000,000 rows, so that no commit (a build step,
+     * or a write that inherits the rows of a rolled-back batch) merges a whole large level at once.
+     */
+    static final int MOST_BEHIND = 4_096;
+
+    /** The row of {@code <table>_data} that holds the table's structure record (FTS5's {@code FTS5_STRUCTURE_ROWID}). */
+    private static final int STRUCTURE = 10;
 
     /** The tables of {@link Fts5Index} whose inserts this counts, in the order of {@link Inserted}. */
     private static final List<String> TABLES = List.of("events_fts", "memories_fts");
@@ -64,7 +87,8 @@ final class Fts5Merges {
     /**
      * What the transaction on this thread inserted so far (a write transaction runs on the thread that
      * called the authority). A transaction that rolled back leaves its rows to the next one, which
-     * then merges a little more, never more than {@link #MOST} pages.
+     * then merges a little more, never more than {@link #MOST} pages ({@link #MOST_BEHIND} in a
+     * table of more than {@link #SEGMENTS} segments).
      */
     private final ThreadLocal<Inserted[]> inserted = ThreadLocal.withInitial(() -> new Inserted[] {new Inserted(), new Inserted()});
 
@@ -80,11 +104,15 @@ final class Fts5Merges {
 
     /**
      * The pages a transaction merges in a table it inserted {@code rows} rows into, {@code step}
-     * whether one of their IDs was a multiple of {@link #EVERY}; 0 for none.
+     * whether one of their IDs was a multiple of {@link #EVERY}, {@code segments} the segments the
+     * table holds; 0 for none.
      */
-    static int pages(int rows, boolean step) {
+    static int pages(int rows, boolean step, int segments) {
         int pages = (step ? STEP : 0) + rows / 2;
-        return pages < STEP && !step ? 0 : Math.min(MOST, pages);
+        if (pages < STEP && !step) {
+            return 0;
+        }
+        return Math.min(segments > SEGMENTS ? MOST_BEHIND : MOST, pages);
     }
 
     /** Runs the steps the transaction's inserts owe: inside it, just before it commits. */
@@ -95,7 +123,10 @@ final class Fts5Merges {
                 if (tables[i].rows > 0) {
                     String table = TABLES.get(i);
                     automergeOff(tx, table);
-                    int pages = pages(tables[i].rows, tables[i].step);
+                    int pages = pages(tables[i].rows, tables[i].step, 0);
+                    if (pages == MOST) { // the cap binds: is the table behind?
+                        pages = pages(tables[i].rows, tables[i].step, segments(tx, table));
+                    }
                     if (pages > 0) {
                         PreparedStatement ps = tx.prepare("INSERT INTO " + table + " (" + table + ", rank) VALUES ('merge', ?)");
                         ps.setInt(1, pages);
@@ -106,6 +137,26 @@ final class Fts5Merges {
         } finally {
             inserted.remove();
         }
+    }
+
+    /**
+     * The segments of a table's index, from its structure record: a 4-byte cookie (and, in a
+     * version 2 record, a 4-byte mark), then the count of levels and the count of segments, as
+     * varints ({@code fts5_index.c}, {@code fts5StructureDecode}); 0 for a table never written.
+     */
+    static int segments(Sql tx, String table) throws SQLException {
+        PreparedStatement ps = tx.prepare("SELECT block FROM " + table + "_data WHERE id = ?");
+        ps.setInt(1, STRUCTURE);
+        byte[] record;
+        try (ResultSet rs = ps.executeQuery()) {
+            record = rs.next() ? rs.getBytes(1) : null;
+        }
+        if (record == null || record.length < 6) {
+            return 0;
+        }
+        boolean second = record.length >= 8 && record[4] == (byte) 0xFF && record[5] == 0 && record[6] == 0 && record[7] == 1;
+        int from = second ? 8 : 4;
+        return (int) (Fts5Lengths.sum(record, from, 2) - Fts5Lengths.sum(record, from, 1));
     }
 
     /**

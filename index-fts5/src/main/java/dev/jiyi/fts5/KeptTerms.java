@@ -23,7 +23,9 @@ import java.util.Set;
  * table, this keeps the count of every scoped term (a piece behind its scope's key) holding at least
  * {@link #MIN_COUNTED} rows, at most {@link #MAX_TERMS} of them, and the postings (each row, the
  * term's occurrences in it, the row's length) of those holding at least {@link #MIN_ROWS}, at most
- * {@link #MAX_ROWS} rows (16 bytes each); the least recently used go first.
+ * {@link #MAX_ROWS} rows (16 bytes each); the least recently used go first. It keeps the blocks of
+ * row lengths a read took from {@link Fts5Lengths} too, at most {@link #MAX_BLOCKS} a table: a
+ * search of common words at 1,000,000 rows reads most of them, 2 MB a table, at every read.
  *
  * <p>Why a kept entry is exact at a later read. A row of an FTS5 table is written once with the
  * tokens of its text and never rewritten (a correction or a new version is a new row), and removed at
@@ -39,7 +41,12 @@ import java.util.Set;
  * them, another schema) starts the table's entries afresh. While the index is being built, or is
  * not this version's, nothing is kept.
  * Saturations are not kept: every write moves the table's average length, so they are computed at
- * each read ({@link ScopedBm25}).
+ * each read ({@link ScopedBm25}). A block of lengths is exact at a later read for every row it holds
+ * that the read sees: an entry is 0 ("not known": the row's length is read from {@code *_docsize})
+ * or the row's length, and a length changes only when its row is removed, which starts the entries
+ * afresh; the blocks new rows went into are dropped when the epoch moves on (their entries would
+ * read as 0, which is never wrong, only slower). Past {@link #MAX_BLOCKS} blocks (4,194,304 rows) a
+ * search that reads more blocks than that churns them instead of finding them.
  */
 final class KeptTerms {
 
@@ -54,6 +61,9 @@ final class KeptTerms {
 
     /** The counts kept per table. */
     static final int MAX_TERMS = 50_000;
+
+    /** The blocks of row lengths kept per table ({@link Fts5Lengths#BLOCK} rows, 8 KB, each). */
+    static final int MAX_BLOCKS = 1_024;
 
     /** New rows since the kept epoch beyond which a table's entries start afresh rather than be brought up to date. */
     static final int MAX_NEW_ROWS = 256;
@@ -85,6 +95,7 @@ final class KeptTerms {
         private long keptRows;
         private final Map<String, Long> counts = new LinkedHashMap<>(64, 0.75f, true);
         private final Map<String, Postings> postings = new LinkedHashMap<>(64, 0.75f, true);
+        private final Map<Long, byte[]> lengths = new LinkedHashMap<>(64, 0.75f, true);
 
         TableTerms(Epoch epoch) {
             this.epoch = epoch;
@@ -170,6 +181,8 @@ final class KeptTerms {
                 return fresh(key, now);
             }
             held.forEach(kept::added);
+            long firstNew = (from + 1) / Fts5Lengths.BLOCK; // the block of the first row above the kept last
+            kept.lengths.keySet().removeIf(block -> block >= firstNew);
             kept.last = now.last;
             kept.rows = now.rows;
             return new View(kept, now.last);
@@ -258,6 +271,29 @@ final class KeptTerms {
             }
         }
 
+        /** The kept block {@code block} of row lengths ({@link Fts5Lengths}), or null. */
+        byte[] lengths(long block) {
+            if (kept == null) {
+                return null;
+            }
+            synchronized (KeptTerms.this) {
+                return current() ? kept.lengths.get(block) : null;
+            }
+        }
+
+        /** Keeps a block of row lengths as this read read it. */
+        void keepLengths(long block, byte[] sizes) {
+            if (kept == null) {
+                return;
+            }
+            synchronized (KeptTerms.this) {
+                if (current()) {
+                    kept.lengths.put(block, sizes);
+                    trim(kept.lengths, MAX_BLOCKS);
+                }
+            }
+        }
+
         /** Keeps a term's count, as this read counted it, if the term is common enough. */
         void keepCount(String stored, long count) {
             if (count < minCounted || kept == null) {
@@ -266,11 +302,7 @@ final class KeptTerms {
             synchronized (KeptTerms.this) {
                 if (current()) {
                     kept.counts.put(stored, count);
-                    var eldest = kept.counts.entrySet().iterator();
-                    while (kept.counts.size() > MAX_TERMS && eldest.hasNext()) {
-                        eldest.next();
-                        eldest.remove();
-                    }
+                    trim(kept.counts, MAX_TERMS);
                 }
             }
         }
@@ -302,6 +334,15 @@ final class KeptTerms {
          */
         private boolean current() {
             return kept.last == last;
+        }
+    }
+
+    /** Gives up the least recently used entries of an access-ordered {@code map} beyond {@code max}. */
+    private static void trim(Map<?, ?> map, int max) {
+        var eldest = map.entrySet().iterator();
+        while (map.size() > max && eldest.hasNext()) {
+            eldest.next();
+            eldest.remove();
         }
     }
 

@@ -60,8 +60,9 @@ final class ScopedBm25 {
      * @param rowsTable the authority's table the FTS5 table indexes ({@code <rowsTable>_fts})
      * @param alone     whether the scope has every row of the table: then its statistics are the
      *                  table's, and FTS5's own ranking is the scope's
-     * @param kept      the table's common terms' counts and postings kept across reads, at this read
-     *                  ({@link KeptTerms#view}), or null to count and read every term
+     * @param kept      the table's common terms' counts and postings, and its blocks of row lengths,
+     *                  kept across reads, at this read ({@link KeptTerms#view}), or null to count and
+     *                  read everything
      */
     ScopedBm25(Sql sql, String rowsTable, Scope scope, boolean alone, KeptTerms.View kept) {
         this.sql = sql;
@@ -324,7 +325,7 @@ final class ScopedBm25 {
 
     private Fts5Lengths.Reader lengths() throws SQLException {
         if (!lengthsRead) {
-            lengths = Fts5Lengths.reader(sql, table);
+            lengths = Fts5Lengths.reader(sql, table, kept);
             lengthsRead = true;
         }
         return lengths;

@@ -205,7 +205,7 @@ class Fts5LengthsTest {
 
     private static Fts5Lengths.Reader reader(dev.jiyi.authority.Sql sql) {
         try {
-            return Fts5Lengths.reader(sql, "events_fts");
+            return Fts5Lengths.reader(sql, "events_fts", null);
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }

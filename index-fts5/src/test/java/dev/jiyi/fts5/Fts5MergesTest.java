@@ -1,5 +1,6 @@
 package dev.jiyi.fts5;
 
+import dev.jiyi.analysis.ChineseTokens;
 import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.Basis;
 import dev.jiyi.authority.EventSubmission;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -147,14 +149,91 @@ class Fts5MergesTest {
     }
 
     @Test
-    @DisplayName("E1 a step: 16 pages every fourth row ID, a page every two rows, at most 256 a commit")
+    @DisplayName("E1 a step: 16 pages every fourth row ID, a page every two rows, at most 256 a commit (4,096 in a table of more than 16 segments)")
     void steps() {
-        assertThat(Fts5Merges.pages(1, false)).isZero();
-        assertThat(Fts5Merges.pages(1, true)).isEqualTo(16);
-        assertThat(Fts5Merges.pages(20, false)).as("under a step, no multiple of 4: none").isZero();
-        assertThat(Fts5Merges.pages(40, false)).isEqualTo(20);
-        assertThat(Fts5Merges.pages(500, true)).isEqualTo(256);
-        assertThat(Fts5Merges.pages(1_000_000, false)).isEqualTo(256);
+        assertThat(Fts5Merges.pages(1, false, 3)).isZero();
+        assertThat(Fts5Merges.pages(1, true, 3)).isEqualTo(16);
+        assertThat(Fts5Merges.pages(20, false, 3)).as("under a step, no multiple of 4: none").isZero();
+        assertThat(Fts5Merges.pages(40, false, 3)).isEqualTo(20);
+        assertThat(Fts5Merges.pages(500, true, 3)).isEqualTo(256);
+        assertThat(Fts5Merges.pages(1_000_000, false, 16)).isEqualTo(256);
+        // Over the bound a batch merges all its rows owe, so an imported archive's segments cannot gather.
+        assertThat(Fts5Merges.pages(2_000, false, 17)).isEqualTo(1_000);
+        assertThat(Fts5Merges.pages(2_000, true, 56)).isEqualTo(1_016);
+        assertThat(Fts5Merges.pages(20_000, true, 56)).as("a build step over the bound").isEqualTo(Fts5Merges.MOST_BEHIND);
+        // A single write merges its even step, over the bound too: no burst for one turn.
+        assertThat(Fts5Merges.pages(1, true, 56)).isEqualTo(16);
+        assertThat(Fts5Merges.pages(1, false, 56)).isZero();
+    }
+
+    @Test
+    @DisplayName("E1 the segments a commit reads from the structure record are FTS5's own, before and after merges")
+    void segmentsFromTheStructureRecord() throws SQLException {
+        Path db = dir.resolve("jiyi.db");
+        try (Authority a = Authority.open(db, List.of(new Fts5Index()))) {
+            a.submitEvent(new EventSubmission("e0", scope, Role.USER, text(0), null, null, "s", T));
+        }
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
+            dev.jiyi.authority.Sql sql = new dev.jiyi.authority.Sql(c);
+            // Rows written outside the authority, automerge off (its first write): a segment a transaction.
+            PreparedStatement insert = c.prepareStatement("INSERT INTO events_fts (rowid, tokens) VALUES (?, ?)");
+            for (int i = 1; i <= 12; i++) { // Chinese, English and mixed rows
+                insert.setLong(1, 1000 + i);
+                insert.setString(2, ChineseTokens.indexText(text(i)));
+                insert.executeUpdate();
+            }
+            int before = Fts5Merges.segments(sql, "events_fts");
+            assertThat(before).as("a segment a transaction").isGreaterThan(10).isEqualTo(segments(s, "events_fts"));
+            assertThat(Fts5Merges.segments(sql, "memories_fts")).as("a table never written").isZero();
+            s.execute("INSERT INTO events_fts (events_fts) VALUES ('optimize')");
+            assertThat(Fts5Merges.segments(sql, "events_fts")).isEqualTo(segments(s, "events_fts")).isEqualTo(1);
+        }
+    }
+
+    @Test
+    @DisplayName("E1 a commit whose cap binds in a table of more than 16 segments merges past the cap: the segments a capped one leaves are gone")
+    void behindPastTheCap() throws SQLException {
+        Path db = dir.resolve("jiyi.db");
+        try (Authority a = Authority.open(db, List.of(new Fts5Index()))) {
+            a.submitEvent(new EventSubmission("e0", scope, Role.USER, text(0), null, null, "s", T));
+        }
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
+            // An index that fell behind: rows written outside the authority, automerge off, a crisis
+            // merge only at 1,000 segments, so every transaction's segment stays.
+            s.execute("INSERT INTO events_fts (events_fts, rank) VALUES ('crisismerge', 1000)");
+            PreparedStatement insert = c.prepareStatement("INSERT INTO events_fts (rowid, tokens) VALUES (?, ?)");
+            long id = 1_000;
+            c.setAutoCommit(false);
+            while (pagesHeld(s) <= Fts5Merges.MOST + 100 && id < 200_000) {
+                for (int i = 0; i < 400; i++, id++) { // Chinese, English and mixed rows
+                    insert.setLong(1, id);
+                    insert.setString(2, ChineseTokens.indexText(text((int) id) + " " + text((int) id + 7) + " " + text((int) id + 11)));
+                    insert.executeUpdate();
+                }
+                c.commit();
+            }
+            int before = segments(s, "events_fts");
+            long held = pagesHeld(s);
+            assertThat(before).as("a segment a transaction").isGreaterThan(Fts5Merges.SEGMENTS);
+            assertThat(held).as("more pages than a capped commit merges").isGreaterThan(Fts5Merges.MOST + 100L);
+
+            // The next commit's rows owe more pages than the cap: it merges them all.
+            Fts5Merges merges = new Fts5Merges();
+            for (int i = 0; i < 2 * held + 200; i++) {
+                merges.eventInserted(4L * i + 1); // no multiple of 4: no step, the rows' own pages only
+            }
+            merges.beforeCommit(new dev.jiyi.authority.Sql(c));
+            c.commit();
+            assertThat(segments(s, "events_fts")).as("segments after the commit (%d before)", before).isLessThanOrEqualTo(2);
+            s.execute("INSERT INTO events_fts (events_fts, rank) VALUES ('integrity-check', 0)");
+        }
+    }
+
+    /** The pages an FTS5 table's index holds: its data rows, less the averages and the structure. */
+    private static long pagesHeld(Statement s) throws SQLException {
+        try (ResultSet rs = s.executeQuery("SELECT count(*) - 2 FROM events_fts_data")) {
+            return rs.getLong(1);
+        }
     }
 
     private static int segments(Statement s, String table) throws SQLException {

@@ -200,6 +200,41 @@ class KeptTermsTest {
     }
 
     @Test
+    @DisplayName("R11 kept blocks of row lengths are what a read scores with, and the blocks new rows go into are dropped (Chinese, English, mixed)")
+    void keptLengths() {
+        KeptTerms kept = new KeptTerms(MIN, Integer.MAX_VALUE, KeptTerms.MAX_ROWS); // no postings: lengths read every time
+        assertSameAsFresh(kept, "the first read");
+        byte[] block = authority.read(s -> view(s, kept).lengths(0));
+        assertThat(block).as("the block of Alice's rows is kept").isNotNull();
+
+        // A doctored block (every row one token long) is what a search scores with.
+        byte[] ones = new byte[block.length];
+        for (int i = 0; i < ones.length; i += 2) {
+            ones[i] = 1;
+        }
+        authority.read(s -> {
+            view(s, kept).keepLengths(0, ones);
+            return null;
+        });
+        for (String query : QUERIES) {
+            assertThat(ranked(kept, query).getFirst().score()).as("%s scored with the kept lengths", query)
+                    .isNotCloseTo(ranked(null, query).getFirst().score(), within(1e-6));
+        }
+        authority.read(s -> {
+            view(s, kept).keepLengths(0, block);
+            return null;
+        });
+        assertSameAsFresh(kept, "the block put back");
+
+        authority.submitEvent(event(BOB, "没有那些词 none of those words"));
+        byte[] dropped = authority.read(s -> view(s, kept).lengths(0));
+        assertThat(dropped).as("the block a new row went into is dropped").isNull();
+        authority.submitEvent(event(ALICE, "新的咖啡 new COFFEE 早上"));
+        assertSameAsFresh(kept, "new rows");
+        assertThat(ranked(kept, "咖啡 coffee")).extracting(Candidate::rowId).as("the new row is found").contains((long) next);
+    }
+
+    @Test
     @DisplayName("R11 a read older than the kept epoch uses only entries of its own epoch or before, keeps nothing, and ranks as a fresh read of its snapshot")
     void anOlderRead() {
         KeptTerms kept = new KeptTerms(MIN, MIN, KeptTerms.MAX_ROWS);
