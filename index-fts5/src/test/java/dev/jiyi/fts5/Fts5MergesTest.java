@@ -8,6 +8,7 @@ import dev.jiyi.authority.Kind;
 import dev.jiyi.authority.MemoryDraft;
 import dev.jiyi.authority.Role;
 import dev.jiyi.authority.Scope;
+import dev.jiyi.authority.Sql;
 import dev.jiyi.authority.index.Candidate;
 import dev.jiyi.authority.index.Eligibility;
 
@@ -169,12 +170,9 @@ class Fts5MergesTest {
     @Test
     @DisplayName("E1 the segments a commit reads from the structure record are FTS5's own, before and after merges")
     void segmentsFromTheStructureRecord() throws SQLException {
-        Path db = dir.resolve("jiyi.db");
-        try (Authority a = Authority.open(db, List.of(new Fts5Index()))) {
-            a.submitEvent(new EventSubmission("e0", scope, Role.USER, text(0), null, null, "s", T));
-        }
+        Path db = homeOfOneEvent();
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
-            dev.jiyi.authority.Sql sql = new dev.jiyi.authority.Sql(c);
+            Sql sql = new Sql(c);
             // Rows written outside the authority, automerge off (its first write): a segment a transaction.
             PreparedStatement insert = c.prepareStatement("INSERT INTO events_fts (rowid, tokens) VALUES (?, ?)");
             for (int i = 1; i <= 12; i++) { // Chinese, English and mixed rows
@@ -193,10 +191,7 @@ class Fts5MergesTest {
     @Test
     @DisplayName("E1 a commit whose cap binds in a table of more than 16 segments merges past the cap: the segments a capped one leaves are gone")
     void behindPastTheCap() throws SQLException {
-        Path db = dir.resolve("jiyi.db");
-        try (Authority a = Authority.open(db, List.of(new Fts5Index()))) {
-            a.submitEvent(new EventSubmission("e0", scope, Role.USER, text(0), null, null, "s", T));
-        }
+        Path db = homeOfOneEvent();
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
             // An index that fell behind: rows written outside the authority, automerge off, a crisis
             // merge only at 1,000 segments, so every transaction's segment stays.
@@ -222,11 +217,20 @@ class Fts5MergesTest {
             for (int i = 0; i < 2 * held + 200; i++) {
                 merges.eventInserted(4L * i + 1); // no multiple of 4: no step, the rows' own pages only
             }
-            merges.beforeCommit(new dev.jiyi.authority.Sql(c));
+            merges.beforeCommit(new Sql(c));
             c.commit();
             assertThat(segments(s, "events_fts")).as("segments after the commit (%d before)", before).isLessThanOrEqualTo(2);
             s.execute("INSERT INTO events_fts (events_fts, rank) VALUES ('integrity-check', 0)");
         }
+    }
+
+    /** A home whose one event the authority wrote: the FTS5 tables made, their automerge off. */
+    private Path homeOfOneEvent() {
+        Path db = dir.resolve("jiyi.db");
+        try (Authority a = Authority.open(db, List.of(new Fts5Index()))) {
+            a.submitEvent(new EventSubmission("e0", scope, Role.USER, text(0), null, null, "s", T));
+        }
+        return db;
     }
 
     /** The pages an FTS5 table's index holds: its data rows, less the averages and the structure. */
