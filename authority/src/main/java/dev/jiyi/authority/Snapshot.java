@@ -85,6 +85,15 @@ public final class Snapshot {
         return index.memories(this, query, filter, limit);
     }
 
+    /** R9: lexical memory candidates now and at any time, from {@code index} ({@link LexicalIndex#memoriesWithHistory}). */
+    public LexicalIndex.WithHistory memoryCandidatesWithHistory(LexicalIndex index, String query, Eligibility current,
+                                                                int limit, int historyLimit) {
+        Limits.limit("limit", limit);
+        Limits.limit("historyLimit", historyLimit);
+        requireOpen();
+        return index.memoriesWithHistory(this, query, current, limit, historyLimit);
+    }
+
     /** Lexical raw-event candidates of {@code scope} from {@code index}, best first. */
     public List<Candidate> eventCandidates(LexicalIndex index, String query, Scope scope, int limit) {
         Limits.limit("limit", limit);

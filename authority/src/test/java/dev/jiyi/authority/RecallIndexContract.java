@@ -30,6 +30,7 @@ import java.util.Random;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 /**
@@ -96,6 +97,15 @@ public abstract class RecallIndexContract {
      */
     protected boolean exactNeighbours() {
         return true;
+    }
+
+    /**
+     * True when the lexical index answers {@link LexicalIndex#memoriesWithHistory} of a current
+     * recall, most of whose scope's memories are admitted, with one memory search rather than the
+     * interface's two.
+     */
+    protected boolean bothWindowsInOneSearch() {
+        return false;
     }
 
     /**
@@ -755,6 +765,57 @@ public abstract class RecallIndexContract {
         assertThat(events).isEmpty();
         say(BOB_WORK, "只有这一条：很长很长的一段话，最后提到咖啡");
         assertThat(events("咖啡", BOB_WORK, 5)).hasSize(1);
+    }
+
+    @Test
+    @DisplayName("R9 L4 memories now and at any time in one call: exactly the two searches' answers, whatever the limits")
+    void currentAndHistoryInOneCall() {
+        List<Memory> eligible = new ArrayList<>();
+        List<Memory> better = new ArrayList<>();
+        crowd(eligible, better, null, null);
+        for (int i = 0; i < 4; i++) {
+            remember(ALICE_WORK, "同分 tie 咖啡"); // equal scores: newest row first in both windows
+        }
+        for (int i = 0; i < 40; i++) {
+            // Most of the scope's memories admitted now, as in a current recall: one search can serve both.
+            remember(ALICE_WORK, "第" + i + "条备忘：周报写完以后整理了下个季度的计划，中午顺路买了咖啡 weekly notes " + i);
+        }
+        int[][] limits = {{5, 20}, {1, 1}, {0, 3}, {3, 0}, {ALL, ALL}, {2, 50}, {40, 2}};
+        for (Eligibility now : List.of(Eligibility.current(ALICE_WORK, NOW), Eligibility.current(ALICE_WORK, Y2020),
+                Eligibility.current(CJK_SCOPE, NOW), Eligibility.current(BOB_WORK, NOW))) {
+            for (String q : List.of("咖啡", "coffee 咖啡", "会议 meeting", "同分 tie 咖啡", "绿茶 green", "量子力学", "，。", "")) {
+                for (int[] l : limits) {
+                    List<Candidate> current = memories(q, now, l[0]);
+                    List<Candidate> history = memories(q, Eligibility.anyTime(now.scope()), l[1]);
+                    LexicalIndex.WithHistory both = authority.read(
+                            s -> s.memoryCandidatesWithHistory(index.lexical(), q, now, l[0], l[1]));
+                    assertThat(both.current()).as("now: %s at %s, limits %d/%d", q, now, l[0], l[1])
+                            .containsExactlyElementsOf(current);
+                    assertThat(both.history()).as("any time: %s at %s, limits %d/%d", q, now, l[0], l[1])
+                            .containsExactlyElementsOf(history);
+                }
+            }
+        }
+        assertThat(memories("咖啡", Eligibility.current(ALICE_WORK, NOW), ALL)).as("precondition: 3 + 4 + 40 match now")
+                .hasSize(47);
+        assertThat(memories("咖啡", Eligibility.anyTime(ALICE_WORK), ALL))
+                .as("precondition: and 20 expired and 10 future ones at any time, not the 10 revoked").hasSize(77);
+        assertThat(rows(memories("咖啡", Eligibility.anyTime(ALICE_WORK), 5)))
+                .as("precondition: the best matches at any time are not admitted now")
+                .doesNotContainAnyElementsOf(rows(memories("咖啡", Eligibility.current(ALICE_WORK, NOW), ALL)));
+        caughtUp(authority);
+        SearchCounts counts = index.lexical().searchCounts();
+        SearchCounts.Totals before = counts.totals(SearchCounts.Search.MEMORIES);
+        authority.read(s -> s.memoryCandidatesWithHistory(index.lexical(), "咖啡", Eligibility.current(ALICE_WORK, NOW),
+                5, 20));
+        assertThat(counts.totals(SearchCounts.Search.MEMORIES).minus(before).searches())
+                .as("memory searches for both windows").isEqualTo(bothWindowsInOneSearch() ? 1 : 2);
+        assertThatThrownBy(() -> authority.read(s -> s.memoryCandidatesWithHistory(index.lexical(), "咖啡",
+                Eligibility.anyTime(ALICE_WORK), 5, 5))).as("a query time is needed")
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> authority.read(s -> s.memoryCandidatesWithHistory(index.lexical(), "咖啡",
+                Eligibility.current(ALICE_WORK, NOW), 5, -1))).as("limits are checked")
+                .isInstanceOf(InvalidInputException.class);
     }
 
     @Test

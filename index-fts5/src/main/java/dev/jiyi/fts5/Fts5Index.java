@@ -23,8 +23,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The FTS5 index: {@code memories_fts} and {@code events_fts} rows written and removed inside the
@@ -234,9 +236,9 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
      */
     @Override
     public void removalsDone(Sql tx, List<Event> events, List<Memory> memories) throws SQLException {
-        java.util.Set<String> eventTerms = new java.util.HashSet<>();
+        Set<String> eventTerms = new HashSet<>();
         events.forEach(e -> eventTerms.addAll(Fts5Terms.indexedTerms(e.scope(), e.text())));
-        java.util.Set<String> memoryTerms = new java.util.HashSet<>();
+        Set<String> memoryTerms = new HashSet<>();
         memories.forEach(m -> memoryTerms.addAll(Fts5Terms.indexedTerms(m.scope(), m.searchText())));
         KeyTraces.purge(tx, "events_fts", eventTerms);
         KeyTraces.purge(tx, "memories_fts", memoryTerms);
@@ -275,6 +277,39 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
                     : EligibleRows.best(snapshot, own.ranked(asked), 1, filter, limit);
             counts.add(SearchCounts.Search.MEMORIES, own.visited(asked), best.size());
             return coverage(best, own.ideal(searched));
+        } catch (SQLException e) {
+            throw new StorageException("finding memory candidates", e);
+        }
+    }
+
+    /**
+     * R9: both windows from one sum of the scope's rows' scores ({@link ScopedBm25#ranked}), which
+     * {@link #memories} would otherwise make twice; each window then keeps the best rows its filter
+     * admits. A scope with every row of the table ranks by FTS5's own query, twice.
+     */
+    @Override
+    public WithHistory memoriesWithHistory(Snapshot snapshot, String query, Eligibility current, int limit,
+                                           int historyLimit) {
+        List<String> searched = Fts5Terms.searchTerms(query);
+        if (current.includeHistory() || searched.isEmpty() || (limit == 0 && historyLimit == 0)) {
+            return LexicalIndex.super.memoriesWithHistory(snapshot, query, current, limit, historyLimit);
+        }
+        try {
+            ScopedBm25 own = scoped(snapshot, MEMORIES, current.scope());
+            List<String> asked = own.alone() ? List.of() : own.searched(searched);
+            if (asked.isEmpty()) {
+                return LexicalIndex.super.memoriesWithHistory(snapshot, query, current, limit, historyLimit);
+            }
+            RowScores scores = own.ranked(asked);
+            double ideal = own.ideal(searched);
+            List<Candidate> now = limit == 0 ? List.of() : EligibleRows.best(snapshot, scores, 1, current, limit);
+            List<Candidate> any = historyLimit == 0 ? List.of()
+                    : EligibleRows.best(snapshot, scores, 1, Eligibility.anyTime(current.scope()), historyLimit);
+            Set<Long> rows = new HashSet<>(); // collected: each row once
+            now.forEach(c -> rows.add(c.rowId()));
+            any.forEach(c -> rows.add(c.rowId()));
+            counts.add(SearchCounts.Search.MEMORIES, own.visited(asked), rows.size());
+            return new WithHistory(coverage(now, ideal), coverage(any, ideal));
         } catch (SQLException e) {
             throw new StorageException("finding memory candidates", e);
         }

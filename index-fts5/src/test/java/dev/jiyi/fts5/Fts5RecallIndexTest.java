@@ -30,4 +30,9 @@ class Fts5RecallIndexTest extends RecallIndexContract {
     protected boolean exactNeighbours() {
         return true;
     }
+
+    @Override
+    protected boolean bothWindowsInOneSearch() {
+        return true;
+    }
 }

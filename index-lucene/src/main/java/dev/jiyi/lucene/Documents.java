@@ -51,7 +51,8 @@ import java.util.Map;
  * <li>{@code key}: {@code m<row>} or {@code e<sequence>}, the unit of update and delete</li>
  * <li>{@code id}, {@code type} ({@code memory}, {@code event}), {@code scope} (persona and project)</li>
  * <li>{@code pool}: type, scope and, for a memory, live or revoked, as one keyword with doc values:
- *     the filter clause of every search ({@link #eligible}, {@link #events})</li>
+ *     the filter clause of searches ({@link #eligible}, {@link #events}), and what a search of a
+ *     scope's memories at any time excludes ({@link #revoked})</li>
  * <li>{@code row}: the memory's row or the event's sequence (points and doc values: the tie-break
  *     order and the "newest" rule)</li>
  * <li>memories: {@code live} when not revoked, {@code valid_at} and {@code invalid_at} in epoch
@@ -198,6 +199,11 @@ final class Documents {
                     Long.MAX_VALUE), BooleanClause.Occur.FILTER);
         }
         return b.build();
+    }
+
+    /** The scope's revoked memories (R8): what a search of its memories at any time leaves out. */
+    static Query revoked(Scope scope) {
+        return new TermQuery(new Term(POOL, livePool(scope, false)));
     }
 
     /** The raw events of a scope. */

@@ -216,6 +216,21 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
         return searcher.memories(phrases, filter, limit);
     }
 
+    /** R9: both windows from one search ({@link LuceneSearcher#memoriesWithHistory}). */
+    @Override
+    public synchronized WithHistory memoriesWithHistory(Snapshot snapshot, String query, Eligibility current, int limit,
+                                                        int historyLimit) {
+        if (current.includeHistory()) {
+            throw new IllegalArgumentException("memoriesWithHistory needs a query time");
+        }
+        List<List<String>> phrases = phrases(query);
+        if (phrases.isEmpty() || (limit == 0 && historyLimit == 0)) {
+            return new WithHistory(List.of(), List.of());
+        }
+        follow(snapshot);
+        return searcher.memoriesWithHistory(phrases, current, limit, historyLimit);
+    }
+
     @Override
     public synchronized List<Candidate> events(Snapshot snapshot, String query, Scope scope, int limit) {
         List<List<String>> phrases = phrases(query);

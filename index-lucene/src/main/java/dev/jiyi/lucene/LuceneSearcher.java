@@ -21,6 +21,7 @@ import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.PhraseQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
 import org.apache.lucene.search.SortedNumericSelector;
@@ -28,13 +29,16 @@ import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.TopFieldCollectorManager;
 import org.apache.lucene.search.TopFieldDocs;
 import org.apache.lucene.search.TopScoreDocCollectorManager;
+import org.apache.lucene.search.Weight;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * BM25 search over the current index (the follower has caught up before each call).
@@ -90,14 +94,88 @@ final class LuceneSearcher {
         return h.options.analysis().queryPhrases(query, h.analyzer);
     }
 
+    /**
+     * The eligible memories. With history (R9's timelines, {@code --include-history}) that is every
+     * memory of the scope but the revoked ones (R8), which the search leaves out as the exception
+     * they are: the scope's text terms are held by its own memories only, so the scope's pool as a
+     * filter would be read beside the terms for nothing. The same documents come back; the search
+     * took 8 to 18 % less time on the realistic archive of 1,000,000 turns (docs/benchmarks.md).
+     */
     List<Candidate> memories(List<List<String>> phrases, Eligibility filter, int limit) {
-        return ranked(SearchCounts.Search.MEMORIES, Documents.MEMORY_TEXT, h.eligible.query(filter), filter.scope(),
-                phrases, limit);
+        if (filter.includeHistory()) {
+            return ranked(SearchCounts.Search.MEMORIES, Documents.MEMORY_TEXT, null, Documents.revoked(filter.scope()),
+                    filter.scope(), phrases, limit);
+        }
+        return ranked(SearchCounts.Search.MEMORIES, Documents.MEMORY_TEXT, h.eligible.query(filter), null,
+                filter.scope(), phrases, limit);
+    }
+
+    /**
+     * R9: {@link #memories} now and at any time in one search. The search is the one at any time (the
+     * scope's memories but the revoked ones); it offers each hit to two windows, the first seeing
+     * only the hits {@code current} admits ({@link TwoWindows}), and skips what neither window can
+     * take (the lower of the two scores each needs). Every memory the current filter admits is one
+     * of the scope's unrevoked ones, and a hit's score does not depend on the window, so each window
+     * holds what a search of its own would. Where at least half the scope's memories are admitted
+     * (a current recall: nearly all are), the first window fills about as soon as the second, and
+     * the one search costs about what the current search did alone. Where fewer are (a recall as of
+     * a past date), the first window would fill late and hold back the skipping of both, so the two
+     * searches run apart.
+     */
+    LexicalIndex.WithHistory memoriesWithHistory(List<List<String>> phrases, Eligibility current, int limit,
+                                                 int historyLimit) {
+        Scope scope = current.scope();
+        if (!mostlyAdmitted(current)) {
+            return new LexicalIndex.WithHistory(limit == 0 ? List.of() : memories(phrases, current, limit),
+                    historyLimit == 0 ? List.of() : memories(phrases, Eligibility.anyTime(scope), historyLimit));
+        }
+        String field = Documents.MEMORY_TEXT;
+        try {
+            return h.withSearcher(acquired -> {
+                List<List<String>> asked = searched(acquired, field, scope, phrases);
+                if (asked.isEmpty()) {
+                    return new LexicalIndex.WithHistory(List.of(), List.of());
+                }
+                Query query = new BooleanQuery.Builder().add(terms(field, scope, asked), BooleanClause.Occur.MUST)
+                        .add(Documents.revoked(scope), BooleanClause.Occur.MUST_NOT).build();
+                IndexSearcher searcher = scoped(acquired, field, scope);
+                double ideal = ideal(searcher, field, scope, phrases);
+                Weight admitted = searcher.createWeight(searcher.rewrite(h.eligible.query(current)),
+                        ScoreMode.COMPLETE_NO_SCORES, 1);
+                CountedSearch<?, TopFieldDocs[]> counted = new CountedSearch<>(new TwoWindows(
+                        window(limit), window(historyLimit), admitted));
+                TopFieldDocs[] top = searcher.search(query, counted);
+                List<Candidate> now = limit == 0 ? List.of() : candidates(top[0], ideal);
+                List<Candidate> any = historyLimit == 0 ? List.of() : candidates(top[1], ideal);
+                // Collected: the documents either window returned, each once.
+                Set<Long> rows = new HashSet<>();
+                now.forEach(c -> rows.add(c.rowId()));
+                any.forEach(c -> rows.add(c.rowId()));
+                counts.add(SearchCounts.Search.MEMORIES, counted.visited(), rows.size());
+                return new LexicalIndex.WithHistory(now, any);
+            });
+        } catch (IOException e) {
+            throw new StorageException("searching the Lucene index", e);
+        }
+    }
+
+    /** Whether the kept eligibility sets admit at least half the scope's memories at the recall's time. */
+    private boolean mostlyAdmitted(Eligibility current) {
+        try {
+            return h.withSearcher(acquired -> {
+                IndexReader reader = acquired.getIndexReader();
+                long admitted = h.eligible.admitted(reader, current);
+                long memories = reader.docFreq(new Term(Documents.POOL, Documents.livePool(current.scope(), true)));
+                return admitted >= 0 && 2 * admitted >= memories;
+            });
+        } catch (IOException e) {
+            throw new StorageException("searching the Lucene index", e);
+        }
     }
 
     /** The scope's events: no filter, since only events have the field and only the scope's hold its terms. */
     List<Candidate> events(List<List<String>> phrases, Scope scope, int limit) {
-        return ranked(SearchCounts.Search.EVENTS, Documents.EVENT_TEXT, null, scope, phrases, limit);
+        return ranked(SearchCounts.Search.EVENTS, Documents.EVENT_TEXT, null, null, scope, phrases, limit);
     }
 
     /**
@@ -225,12 +303,12 @@ final class LuceneSearcher {
 
     /**
      * The best {@code limit} by BM25 of the phrases searched ({@link #searched}) among the documents
-     * {@code filter} admits (null: every document holding the scope's terms), equal scores newest row
-     * first, the filter inside the query (L4);
+     * {@code filter} admits (null: every document holding the scope's terms) but those
+     * {@code excluded} matches (null: none), equal scores newest row first, both inside the query (L4);
      * each score divided by the query's ideal over {@code field} in the same view ({@link #ideal}).
      * Both count the statistics of {@code scope} ({@link ScopedSearcher}).
      */
-    private List<Candidate> ranked(SearchCounts.Search search, String field, Query filter, Scope scope,
+    private List<Candidate> ranked(SearchCounts.Search search, String field, Query filter, Query excluded, Scope scope,
                                    List<List<String>> phrases, int limit) {
         try {
             return h.withSearcher(acquired -> {
@@ -239,28 +317,44 @@ final class LuceneSearcher {
                     return List.<Candidate>of();
                 }
                 Query query = terms(field, scope, asked);
+                if (excluded != null) {
+                    // Outside the disjunction, which still skips by its terms' scores (measured: docs/benchmarks.md).
+                    query = new BooleanQuery.Builder().add(query, BooleanClause.Occur.MUST)
+                            .add(excluded, BooleanClause.Occur.MUST_NOT).build();
+                }
                 if (filter != null) {
                     query = new BooleanQuery.Builder().add(query, BooleanClause.Occur.MUST)
                             .add(filter, BooleanClause.Occur.FILTER).build();
                 }
                 IndexSearcher searcher = scoped(acquired, field, scope);
                 double ideal = ideal(searcher, field, scope, phrases);
-                // The score is the first sort field, so the collector reads it as it sorts (no second
-                // scoring pass), and skips what cannot enter the top from the first `limit` hits on.
-                CountedSearch<?, TopFieldDocs> counted =
-                        new CountedSearch<>(new TopFieldCollectorManager(BEST_FIRST, limit, null, limit));
+                CountedSearch<?, TopFieldDocs> counted = new CountedSearch<>(window(limit));
                 TopFieldDocs top = searcher.search(query, counted);
                 counts.add(search, counted.visited(), top.scoreDocs.length);
-                List<Candidate> out = new ArrayList<>(top.scoreDocs.length);
-                for (ScoreDoc hit : top.scoreDocs) {
-                    Object[] sorted = ((FieldDoc) hit).fields;
-                    out.add(new Candidate((Long) sorted[1], (Float) sorted[0] / ideal));
-                }
-                return out;
+                return candidates(top, ideal);
             });
         } catch (IOException e) {
             throw new StorageException("searching the Lucene index", e);
         }
+    }
+
+    /**
+     * The best {@code limit} hits, best first and equal scores newest row first. The score is the
+     * first sort field, so the collector reads it as it sorts (no second scoring pass), and skips what
+     * cannot enter the top from the first {@code limit} hits on.
+     */
+    private static TopFieldCollectorManager window(int limit) {
+        return new TopFieldCollectorManager(BEST_FIRST, Math.max(1, limit), null, Math.max(1, limit));
+    }
+
+    /** A window's hits as candidates, each score over the query's ideal. */
+    private static List<Candidate> candidates(TopFieldDocs top, double ideal) {
+        List<Candidate> out = new ArrayList<>(top.scoreDocs.length);
+        for (ScoreDoc hit : top.scoreDocs) {
+            Object[] sorted = ((FieldDoc) hit).fields;
+            out.add(new Candidate((Long) sorted[1], (Float) sorted[0] / ideal));
+        }
+        return out;
     }
 
     /**

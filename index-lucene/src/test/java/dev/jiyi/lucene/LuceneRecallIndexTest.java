@@ -41,6 +41,11 @@ class LuceneRecallIndexTest extends RecallIndexContract {
     }
 
     @Override
+    protected boolean bothWindowsInOneSearch() {
+        return true;
+    }
+
+    @Override
     protected void caughtUp(Authority authority) {
         lucene.catchUp(authority);
     }

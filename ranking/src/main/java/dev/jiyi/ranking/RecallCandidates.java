@@ -92,17 +92,21 @@ final class RecallCandidates {
         List<View> views = views(request);
         int window = config.candidates(request.limit());
         for (View view : views) {
-            List<Candidate> direct = snapshot.memoryCandidates(index.lexical(), view.text(), eligible, window);
+            List<Candidate> direct;
+            if (eligible.includeHistory()) {
+                direct = snapshot.memoryCandidates(index.lexical(), view.text(), eligible, window);
+            } else {
+                // R9: earlier facts that match lead to their timeline's current fact.
+                LexicalIndex.WithHistory found = snapshot.memoryCandidatesWithHistory(index.lexical(), view.text(),
+                        eligible, window, TIMELINE_CANDIDATES);
+                direct = found.current();
+                collect(history, view, found.history());
+            }
             collect(memories, view, direct);
             List<Candidate> raw = snapshot.eventCandidates(index.lexical(), view.text(), scope, config.eventCandidateLimit());
             collect(events, view, raw);
             if (!direct.isEmpty() || !raw.isEmpty()) {
                 bestDirect = Math.max(bestDirect, evidence(view.text(), times, eligible, request.dialogue().size() < 2));
-            }
-            if (!eligible.includeHistory()) {
-                // R9: earlier facts that match lead to their timeline's current fact.
-                collect(history, view, snapshot.memoryCandidates(index.lexical(), view.text(),
-                        Eligibility.anyTime(scope), TIMELINE_CANDIDATES));
             }
         }
         return new Matches(memories, events, context(scope, events), history, bestDirect);

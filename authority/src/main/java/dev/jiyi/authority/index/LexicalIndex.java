@@ -88,6 +88,31 @@ public interface LexicalIndex {
     List<Candidate> memories(Snapshot snapshot, String query, Eligibility filter, int limit);
 
     /**
+     * R9: what a current recall asks of one query's memories, in one call: {@link #memories} for
+     * {@code current} (at most {@code limit}), and {@link #memories} at any time in its scope (at most
+     * {@code historyLimit}), whose earlier facts lead to their timeline's current one. Exactly those
+     * two answers; an index may find both in one search, since every memory the first admits the
+     * second does too. {@code current} does not include history.
+     */
+    default WithHistory memoriesWithHistory(Snapshot snapshot, String query, Eligibility current, int limit,
+                                            int historyLimit) {
+        if (current.includeHistory()) {
+            throw new IllegalArgumentException("memoriesWithHistory needs a query time");
+        }
+        return new WithHistory(memories(snapshot, query, current, limit),
+                memories(snapshot, query, Eligibility.anyTime(current.scope()), historyLimit));
+    }
+
+    /** {@link #memoriesWithHistory}'s answer: the current memories, and those of any time. */
+    record WithHistory(List<Candidate> current, List<Candidate> history) {
+
+        public WithHistory {
+            current = List.copyOf(current);
+            history = List.copyOf(history);
+        }
+    }
+
+    /**
      * At most {@code limit} raw events of {@code scope} matching {@code query}, best first; equal
      * scores newest first. Events are evidence for their memories and neighbouring turns too, so
      * they are filtered by scope only; recall decides which may be shown as raw results (R7, C3).
