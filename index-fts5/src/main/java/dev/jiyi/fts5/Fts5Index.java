@@ -305,11 +305,9 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
             List<Candidate> now = limit == 0 ? List.of() : EligibleRows.best(snapshot, scores, 1, current, limit);
             List<Candidate> any = historyLimit == 0 ? List.of()
                     : EligibleRows.best(snapshot, scores, 1, Eligibility.anyTime(current.scope()), historyLimit);
-            Set<Long> rows = new HashSet<>(); // collected: each row once
-            now.forEach(c -> rows.add(c.rowId()));
-            any.forEach(c -> rows.add(c.rowId()));
-            counts.add(SearchCounts.Search.MEMORIES, own.visited(asked), rows.size());
-            return new WithHistory(coverage(now, ideal), coverage(any, ideal));
+            WithHistory found = new WithHistory(coverage(now, ideal), coverage(any, ideal));
+            counts.add(SearchCounts.Search.MEMORIES, own.visited(asked), found.rows());
+            return found;
         } catch (SQLException e) {
             throw new StorageException("finding memory candidates", e);
         }

@@ -35,10 +35,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * BM25 search over the current index (the follower has caught up before each call).
@@ -136,8 +134,7 @@ final class LuceneSearcher {
                 if (asked.isEmpty()) {
                     return new LexicalIndex.WithHistory(List.of(), List.of());
                 }
-                Query query = new BooleanQuery.Builder().add(terms(field, scope, asked), BooleanClause.Occur.MUST)
-                        .add(Documents.revoked(scope), BooleanClause.Occur.MUST_NOT).build();
+                Query query = excluding(terms(field, scope, asked), Documents.revoked(scope));
                 IndexSearcher searcher = scoped(acquired, field, scope);
                 double ideal = ideal(searcher, field, scope, phrases);
                 Weight admitted = searcher.createWeight(searcher.rewrite(h.eligible.query(current)),
@@ -145,18 +142,21 @@ final class LuceneSearcher {
                 CountedSearch<?, TopFieldDocs[]> counted = new CountedSearch<>(new TwoWindows(
                         window(limit), window(historyLimit), admitted));
                 TopFieldDocs[] top = searcher.search(query, counted);
-                List<Candidate> now = limit == 0 ? List.of() : candidates(top[0], ideal);
-                List<Candidate> any = historyLimit == 0 ? List.of() : candidates(top[1], ideal);
-                // Collected: the documents either window returned, each once.
-                Set<Long> rows = new HashSet<>();
-                now.forEach(c -> rows.add(c.rowId()));
-                any.forEach(c -> rows.add(c.rowId()));
-                counts.add(SearchCounts.Search.MEMORIES, counted.visited(), rows.size());
-                return new LexicalIndex.WithHistory(now, any);
+                LexicalIndex.WithHistory found = new LexicalIndex.WithHistory(
+                        limit == 0 ? List.of() : candidates(top[0], ideal),
+                        historyLimit == 0 ? List.of() : candidates(top[1], ideal));
+                counts.add(SearchCounts.Search.MEMORIES, counted.visited(), found.rows());
+                return found;
             });
         } catch (IOException e) {
             throw new StorageException("searching the Lucene index", e);
         }
+    }
+
+    /** {@code query} but what {@code excluded} matches: outside the disjunction, which still skips by its terms' scores. */
+    private static Query excluding(Query query, Query excluded) {
+        return new BooleanQuery.Builder().add(query, BooleanClause.Occur.MUST)
+                .add(excluded, BooleanClause.Occur.MUST_NOT).build();
     }
 
     /** Whether the kept eligibility sets admit at least half the scope's memories at the recall's time. */
@@ -318,9 +318,7 @@ final class LuceneSearcher {
                 }
                 Query query = terms(field, scope, asked);
                 if (excluded != null) {
-                    // Outside the disjunction, which still skips by its terms' scores (measured: docs/benchmarks.md).
-                    query = new BooleanQuery.Builder().add(query, BooleanClause.Occur.MUST)
-                            .add(excluded, BooleanClause.Occur.MUST_NOT).build();
+                    query = excluding(query, excluded);
                 }
                 if (filter != null) {
                     query = new BooleanQuery.Builder().add(query, BooleanClause.Occur.MUST)

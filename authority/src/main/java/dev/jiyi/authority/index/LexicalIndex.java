@@ -3,7 +3,9 @@ package dev.jiyi.authority.index;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.Snapshot;
 
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * A lexical index that proposes recall candidates: the FTS5 index, or the derived Lucene index.
@@ -109,6 +111,14 @@ public interface LexicalIndex {
         public WithHistory {
             current = List.copyOf(current);
             history = List.copyOf(history);
+        }
+
+        /** The rows of both windows, each once: the hits a search that found both collected. */
+        public int rows() {
+            Set<Long> rows = new HashSet<>();
+            current.forEach(c -> rows.add(c.rowId()));
+            history.forEach(c -> rows.add(c.rowId()));
+            return rows.size();
         }
     }
 
