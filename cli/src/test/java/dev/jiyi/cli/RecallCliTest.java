@@ -354,6 +354,30 @@ class RecallCliTest {
         }
     }
 
+    // ------------------------------------------------------------------ shared words
+
+    @Test
+    @DisplayName("R4 shared words through the CLI: a statement that holds none of the question's words but names what "
+            + "its best match is about comes back as shared_words; recall.context.shared=0 turns it off, and a value "
+            + "outside [0, 1] is exit 2 naming the setting, never the value")
+    void sharedWords() {
+        event("place", "书法论坛的地点是广东深圳。", "2025-05-01T10:00:00+08:00");
+        memory("place", "fact", "书法论坛的地点是广东深圳。", "书法论坛的地点是广东深圳。");
+        event("who", "我和导师一起去了书法论坛。", "2025-05-01T11:00:00+08:00");
+        String who = memory("who", "episode", "我和导师一起去了书法论坛。", "我和导师一起去了书法论坛。");
+        event("other", "The chess summit is in Nanjing.", "2025-05-02T10:00:00+08:00");
+        memory("other", "fact", "The chess summit is in Nanjing.", "The chess summit is in Nanjing.");
+        String question = "那个地点是广东深圳的活动，其时间是什么？";
+        JsonNode on = recall(question);
+        assertThat(item(on, who).get("evidence").asString()).isEqualTo("shared_words");
+        CliRunner.Result r = cli.env("JIYI_RECALL_CONTEXT_SHARED", "0").run("--json", "recall", question);
+        assertThat(r.code()).as(r.toString()).isZero();
+        assertThat(ids(r.jsonLines().getFirst())).isNotEmpty().doesNotContain(who);
+        CliRunner.Result bad = cli.env("JIYI_RECALL_CONTEXT_SHARED", "1.5").run("--json", "recall", question);
+        assertThat(bad.code()).as(bad.toString()).isEqualTo(2);
+        assertThat(bad.err()).contains("recall.context.shared").doesNotContain("1.5");
+    }
+
     // ------------------------------------------------------------------ no evidence
 
     @Test

@@ -154,6 +154,7 @@ public final class Config implements Settings {
                             number("recall.min_evidence", d.precision().minEvidence()),
                             number("recall.context.near", d.precision().contextNear()),
                             number("recall.context.far", d.precision().contextFar()),
+                            number("recall.context.shared", d.precision().contextShared()),
                             number("recall.dialogue_decay", d.precision().dialogueDecay())))
                     .build();
         } catch (IllegalArgumentException e) {

@@ -11,6 +11,12 @@ public enum Evidence {
     /** The turns around its event, in the same session (its conversation context), matched. */
     ADJACENT_TURN,
     /**
+     * Only the best match's own words, those the query does not have, lead to it: the event it was
+     * derived from holds them, so it says more about what the best match is about. (A memory whose
+     * event also has neighbours that matched says {@link #ADJACENT_TURN}.)
+     */
+    SHARED_WORDS,
+    /**
      * R9: an earlier fact of its timeline (same subject and fact key) matched, and it is that
      * timeline's fact at the query time.
      */

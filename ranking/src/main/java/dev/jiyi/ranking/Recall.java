@@ -148,6 +148,8 @@ public final class Recall {
                 return List.of();
             }
             matches = RecallCandidates.Matches.NONE;
+        } else {
+            matches = candidates.shared(request, eligible, matches);
         }
 
         RecallEvidence evidence = new RecallEvidence(snapshot, config);
@@ -160,10 +162,9 @@ public final class Recall {
         for (RecallRow row : admitted.rows().values()) {
             items.add(scoring.memory(row, inputs, at));
         }
-        Map<Long, Double> rawContext = matches.contexts();
         for (RawEventRow raw : snapshot.rawEvents(request.scope(), matches.events().keySet())) {
             RecalledItem item = scoring.raw(raw, matches.events().get(raw.event().sequence()),
-                    rawContext.getOrDefault(raw.event().sequence(), 0.0), windows, at);
+                    matches.lent(raw.event().sequence()), windows, at);
             if (item != null) {
                 items.add(item);
             }

@@ -1,6 +1,9 @@
 package dev.jiyi.ranking;
 
+import dev.jiyi.analysis.ChineseTokens;
+import dev.jiyi.analysis.LanguagePrior;
 import dev.jiyi.analysis.QueryCoverage;
+import dev.jiyi.authority.RawEventRow;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.Snapshot;
 import dev.jiyi.authority.TurnContext;
@@ -13,9 +16,13 @@ import dev.jiyi.authority.index.RecallIndex;
 import dev.jiyi.authority.index.VectorQuery;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Recall's first phase: what the query matches. The lexical index proposes memories and events for
@@ -35,14 +42,32 @@ final class RecallCandidates {
     private record View(String text, double weight) {
     }
 
-    /** Lexical evidence per row, the best over every view (each match times its view's weight). */
+    /**
+     * Lexical evidence per row, the best over every view (each match times its view's weight).
+     *
+     * @param contexts per event, what the turns around it lend it
+     * @param shared   per event, what the best match lends it through its own words
+     *                 ({@link RecallCandidates#shared}; empty until it is asked for)
+     */
     record Matches(Map<Long, Double> memories, Map<Long, Double> events, Map<Long, Double> contexts,
-                   Map<Long, Double> history, double bestDirect) {
+                   Map<Long, Double> shared, Map<Long, Double> history, double bestDirect) {
 
-        static final Matches NONE = new Matches(Map.of(), Map.of(), Map.of(), Map.of(), 0);
+        static final Matches NONE = new Matches(Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), 0);
 
         boolean isEmpty() {
             return memories.isEmpty() && events.isEmpty();
+        }
+
+        /** The events that are lent anything. */
+        Set<Long> lentTo() {
+            Set<Long> out = new LinkedHashSet<>(contexts.keySet());
+            out.addAll(shared.keySet());
+            return out;
+        }
+
+        /** All an event is lent: its context and what the best match's words lend it. */
+        double lent(long event) {
+            return contexts.getOrDefault(event, 0.0) + shared.getOrDefault(event, 0.0);
         }
     }
 
@@ -109,7 +134,7 @@ final class RecallCandidates {
                 bestDirect = Math.max(bestDirect, evidence(view.text(), times, eligible, request.dialogue().size() < 2));
             }
         }
-        return new Matches(memories, events, context(scope, events), history, bestDirect);
+        return new Matches(memories, events, context(scope, events), Map.of(), history, bestDirect);
     }
 
     /**
@@ -177,6 +202,82 @@ final class RecallCandidates {
         return lent;
     }
 
+    /**
+     * Turns that hold the best match's own words at which those words tell none of them apart: the
+     * shared-words search looks at one more, and when this many besides the best match qualify, none
+     * is lent anything.
+     */
+    static final int SHARED_CANDIDATES = 20;
+
+    /** Most of the best match's own words searched: the most specific in the language. */
+    static final int SHARED_WORDS = 3;
+
+    /** Best matches looked at for one that happened by the query time (an as-of recall). */
+    private static final int SHARED_SEEDS = 5;
+
+    /**
+     * {@code matches} with what the best match's own words lend: the best matching turn that
+     * happened by the query time (the highest match, then the newest) lends its match, times the
+     * shared weight and how well each turn matches them, to the turns of the scope that hold its
+     * words that the query (or a dialogue's newest turn) does not. A question that picks a thing out
+     * by one attribute and asks for another ("the event in Shenzhen: when does it start?") is
+     * answered by a turn that names the thing, not the attribute; and of two turns that match a
+     * question alike, the one that says more about what the best match is about is the likelier
+     * answer. Like context, it is lent only where it tells turns apart: a turn that holds too little
+     * of those words to be evidence for them (below the minimum evidence, R6) is lent nothing, one
+     * common word shared being chance here too; and when {@link #SHARED_CANDIDATES} turns or more
+     * hold them (a persona's name, the words every one of its notes repeats), no turn is lent
+     * anything. An amended best match (C3) lends nothing. What a turn is lent this way is added to
+     * its context. One search of events more, for the best match's {@link #SHARED_WORDS} most
+     * specific words in the language (a name, a thing: `书法论坛` before `地点`), which keeps it as
+     * cheap as a short question on both indexes. Asked for only once the query has evidence (R6).
+     */
+    Matches shared(RecallRequest request, Eligibility eligible, Matches matches) {
+        double weight = config.precision().contextShared();
+        if (weight == 0 || matches.events().isEmpty()) {
+            return matches;
+        }
+        Map<Long, Double> events = matches.events();
+        List<Long> best = RecallEvidence.best(events, SHARED_SEEDS);
+        Map<Long, RawEventRow> rows = new HashMap<>();
+        for (RawEventRow row : snapshot.rawEvents(request.scope(), best)) {
+            rows.put(row.event().sequence(), row);
+        }
+        RawEventRow seed = best.stream().map(rows::get)
+                .filter(row -> row != null && !row.event().occurredAt().isAfter(eligible.at()))
+                .findFirst().orElse(null);
+        if (seed == null || seed.event().amended()) {
+            return matches; // C3: an amended turn's words lead nowhere
+        }
+        Set<String> asked = new HashSet<>(ChineseTokens.queryTerms(views(request).getFirst().text()));
+        List<String> own = new ArrayList<>();
+        for (String word : QueryCoverage.words(ChineseTokens.queryTerms(seed.event().text()))) {
+            if (!asked.contains(word)) {
+                own.add(word);
+            }
+        }
+        if (own.isEmpty()) {
+            return matches;
+        }
+        if (own.size() > SHARED_WORDS) { // the words that name a thing are its most specific ones
+            own.sort(Comparator.comparingDouble(LanguagePrior::specificity).reversed());
+            own = own.subList(0, SHARED_WORDS);
+        }
+        long from = seed.event().sequence();
+        double match = events.get(from);
+        Map<Long, Double> lent = new HashMap<>();
+        for (Candidate c : snapshot.eventCandidates(index.lexical(), String.join(" ", own), request.scope(),
+                SHARED_CANDIDATES + 1)) {
+            if (c.rowId() != from && c.score() >= config.precision().minEvidence()) {
+                lent.put(c.rowId(), weight * match * Math.min(1, c.score()));
+            }
+        }
+        if (lent.size() >= SHARED_CANDIDATES) {
+            return matches; // words that this many turns hold tell none of them apart
+        }
+        return new Matches(matches.memories(), events, matches.contexts(), lent, matches.history(), matches.bestDirect());
+    }
+
     private static void collect(Map<Long, Double> into, View view, List<Candidate> candidates) {
         for (Candidate c : candidates) {
             into.merge(c.rowId(), view.weight() * c.score(), Math::max);
@@ -237,7 +338,7 @@ final class RecallCandidates {
                     + "run `jiyi reindex --vectors`");
         }
         if (signals.size() > config.candidateLimit()) {
-            java.util.Set<Long> kept = new java.util.HashSet<>(RecallEvidence.best(signals, config.candidateLimit()));
+            Set<Long> kept = new HashSet<>(RecallEvidence.best(signals, config.candidateLimit()));
             signals.keySet().retainAll(kept);
             standalone.keySet().retainAll(kept);
         }

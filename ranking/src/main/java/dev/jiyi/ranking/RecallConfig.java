@@ -48,18 +48,22 @@ public record RecallConfig(
      * @param contextNear how much of its match a turn lends the turns just before and after it
      *                    (their conversation context); 0 (with contextFar) turns the context off
      * @param contextFar  how much it lends the turns two before and two after it
+     * @param contextShared how much of its match the best matching turn lends the turns that hold its
+     *                    own words beyond the query's (a question that names a thing by one of its
+     *                    attributes is answered by the turn that names the thing); 0 turns it off
      * @param dialogueDecay a dialogue query's evidence from its older turns counts this much per
      *                      step back: the last turn 1, the last three this, the whole dialogue its square
      */
-    public record Precision(double minEvidence, double contextNear, double contextFar, double dialogueDecay) {
+    public record Precision(double minEvidence, double contextNear, double contextFar, double contextShared,
+                            double dialogueDecay) {
 
-        public static final Precision DEFAULT = new Precision(0.25, 0.7, 0.35, 0.8);
+        public static final Precision DEFAULT = new Precision(0.25, 0.7, 0.35, 0.3, 0.8);
 
         public Precision {
-            for (double v : new double[] {minEvidence, contextNear, contextFar, dialogueDecay}) {
+            for (double v : new double[] {minEvidence, contextNear, contextFar, contextShared, dialogueDecay}) {
                 if (!(v >= 0 && v <= 1)) {
-                    throw new IllegalArgumentException("recall.min_evidence, recall.context.near, recall.context.far "
-                            + "and recall.dialogue_decay must be numbers in [0, 1]");
+                    throw new IllegalArgumentException("recall.min_evidence, recall.context.near, recall.context.far, "
+                            + "recall.context.shared and recall.dialogue_decay must be numbers in [0, 1]");
                 }
             }
         }

@@ -57,11 +57,12 @@ final class RecallEvidence {
             via.put(row, Evidence.MEMORY);
         }
         Set<Long> evidenceEvents = new LinkedHashSet<>(matches.events().keySet());
-        evidenceEvents.addAll(matches.contexts().keySet());
+        evidenceEvents.addAll(matches.lentTo());
         Map<Long, Double> context = new HashMap<>();
         for (Map.Entry<Long, List<Long>> e : snapshot.derivedMemoryRows(evidenceEvents).entrySet()) {
             double direct = config.eventEvidence() * matches.events().getOrDefault(e.getKey(), 0.0);
-            double around = matches.contexts().getOrDefault(e.getKey(), 0.0);
+            double around = matches.lent(e.getKey());
+            Evidence lentBy = matches.contexts().containsKey(e.getKey()) ? Evidence.ADJACENT_TURN : Evidence.SHARED_WORDS;
             for (Long row : e.getValue()) {
                 if (direct > lexical.getOrDefault(row, 0.0)) {
                     lexical.put(row, direct);
@@ -69,7 +70,7 @@ final class RecallEvidence {
                 }
                 if (around > 0) {
                     context.merge(row, around, Math::max);
-                    via.putIfAbsent(row, Evidence.ADJACENT_TURN);
+                    via.putIfAbsent(row, lentBy);
                 }
             }
         }

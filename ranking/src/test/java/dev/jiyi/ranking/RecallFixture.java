@@ -31,7 +31,7 @@ abstract class RecallFixture {
 
     /** The default configuration without conversation context. */
     static final RecallConfig NO_CONTEXT = RecallConfig.builder().precision(new RecallConfig.Precision(
-            RecallConfig.Precision.DEFAULT.minEvidence(), 0, 0, RecallConfig.Precision.DEFAULT.dialogueDecay())).build();
+            RecallConfig.Precision.DEFAULT.minEvidence(), 0, 0, 0, RecallConfig.Precision.DEFAULT.dialogueDecay())).build();
 
     @TempDir
     Path dir;

@@ -2,6 +2,7 @@ package dev.jiyi.ranking;
 
 import dev.jiyi.authority.Basis;
 import dev.jiyi.authority.Category;
+import dev.jiyi.authority.CorrectionDraft;
 import dev.jiyi.authority.InvalidInputException;
 import dev.jiyi.authority.Kind;
 import dev.jiyi.authority.Memory;
@@ -99,14 +100,14 @@ class RecallPrecisionTest extends RecallFixture {
     @DisplayName("R6 the minimum evidence is a setting: 0 answers a chance match, 1 answers only a match of every informative term")
     void minimumEvidenceSetting() {
         everyday();
-        RecallConfig lenient = RecallConfig.builder().precision(new RecallConfig.Precision(0, 0.5, 0.25, 0.8)).build();
+        RecallConfig lenient = RecallConfig.builder().precision(new RecallConfig.Precision(0, 0.5, 0.25, 0.3, 0.8)).build();
         assertThat(recall(lenient).recall(new RecallRequest(scope, "量子色动力学的渐近自由", RecallMode.FAST, 10, null, false))
                 .items()).isNotEmpty();
-        RecallConfig strict = RecallConfig.builder().precision(new RecallConfig.Precision(1, 0.5, 0.25, 0.8)).build();
+        RecallConfig strict = RecallConfig.builder().precision(new RecallConfig.Precision(1, 0.5, 0.25, 0.3, 0.8)).build();
         String half = "北京大学 quantum chromodynamics lecture notes";
         assertThat(query(half).items()).isNotEmpty();
         assertThat(recall(strict).recall(new RecallRequest(scope, half, RecallMode.FAST, 10, null, false)).items()).isEmpty();
-        assertThatThrownBy(() -> new RecallConfig.Precision(1.5, 0.5, 0.25, 0.8))
+        assertThatThrownBy(() -> new RecallConfig.Precision(1.5, 0.5, 0.25, 0.3, 0.8))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("recall.min_evidence");
     }
 
@@ -290,6 +291,78 @@ class RecallPrecisionTest extends RecallFixture {
         said("谢谢你帮我搬家 thanks for helping with the move", NOW.minus(Duration.ofDays(7)));
         assertThat(query("Explain quantum chromodynamics to me. Thanks!").items()).isEmpty();
         assertThat(query("谢谢！量子色动力学的渐近自由是什么？").items()).isEmpty();
+    }
+
+    @Test
+    @DisplayName("R4 shared words: a question that picks a thing out by one attribute and asks another finds the other statement through the best match's own words (Chinese, English, mixed); never above the best match, never without evidence, never from words too many turns hold, never from an amended turn (C3) or one after the query time, off at 0")
+    void sharedWordsLeadToTheThingAskedAbout() {
+        moreEveryday();
+        // Each statement in a session of its own: no turn is another's conversation context. The other
+        // event's statements are newer, so that without the shared words its date would come first.
+        Memory forumPlace = said("书法论坛的地点是广东深圳。", NOW.minus(Duration.ofDays(12)));
+        Memory forumDate = said("书法论坛的时间是五月三日。", NOW.minus(Duration.ofDays(12)));
+        Memory forumWho = said("我和导师一起去了书法论坛。", NOW.minus(Duration.ofDays(12)));
+        Memory summitPlace = said("围棋峰会的地点是江苏南京。", NOW.minus(Duration.ofDays(2)));
+        Memory summitDate = said("围棋峰会的时间是六月十日。", NOW.minus(Duration.ofDays(2)));
+        Memory potteryPlace = said("The pottery workshop is in Hangzhou.", NOW.minus(Duration.ofDays(12)));
+        Memory potteryStart = said("The pottery workshop starts on May 3.", NOW.minus(Duration.ofDays(12)));
+        Memory chessStart = said("The chess summit starts on June 10.", NOW.minus(Duration.ofDays(2)));
+        said("The chess summit is in Nanjing.", NOW.minus(Duration.ofDays(2)));
+
+        record Case(String question, Memory best, Memory asked, Memory other) {
+        }
+        for (Case c : List.of(
+                new Case("那个地点是广东深圳的活动，其时间是什么？", forumPlace, forumDate, summitDate),
+                new Case("The event in Hangzhou: when does it start?", potteryPlace, potteryStart, chessStart),
+                new Case("Hangzhou 的那个活动什么时候 start？", potteryPlace, potteryStart, chessStart))) {
+            RecallResult r = query(c.question());
+            List<String> ids = ids(r);
+            assertThat(ids).as(c.question()).first().isEqualTo(c.best().id());
+            assertThat(ids.indexOf(c.asked().id())).as(c.question()).isPositive()
+                    .isLessThan(ids.indexOf(c.other().id()) < 0 ? Integer.MAX_VALUE : ids.indexOf(c.other().id()));
+            RecalledItem asked = item(r, c.asked().id());
+            double best = signal(item(r, c.best().id()), "lexical");
+            assertThat(signal(asked, "context")).as(c.question()).isPositive()
+                    .isLessThanOrEqualTo(RecallConfig.Precision.DEFAULT.contextShared() * best + 1e-9);
+            assertThat(signal(item(r, c.best().id()), "context")).as(c.question()).isZero(); // it does not lend to itself
+            assertThat(asked.score()).as(c.question()).isLessThan(item(r, c.best().id()).score());
+
+            // Off, the other event's statement, as good a match and newer, comes first.
+            RecallConfig off = RecallConfig.builder().precision(new RecallConfig.Precision(0.25, 0.7, 0.35, 0, 0.8)).build();
+            List<String> without = ids(recall(off).recall(new RecallRequest(scope, c.question(), RecallMode.FAST, 10, null, false)));
+            assertThat(without.indexOf(c.other().id())).as(c.question()).isNotNegative()
+                    .isLessThan(without.indexOf(c.asked().id()) < 0 ? Integer.MAX_VALUE : without.indexOf(c.asked().id()));
+        }
+        // A statement that holds none of the question's words is found through the best match's alone.
+        RecalledItem who = item(query("那个地点是广东深圳的活动，其时间是什么？"), forumWho.id());
+        assertThat(who.evidence()).isEqualTo(Evidence.SHARED_WORDS);
+        assertThat(signal(who, "lexical")).isZero();
+        assertThat(signal(who, "context")).isPositive();
+        // A question without evidence still finds nothing (R6); the setting is checked.
+        assertThat(query("量子色动力学的渐近自由").items()).isEmpty();
+        assertThat(query("How does a Kalman filter work?").items()).isEmpty();
+        assertThatThrownBy(() -> new RecallConfig.Precision(0.25, 0.7, 0.35, 1.5, 0.8))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("recall.context.shared");
+        // As of a time before the summit's statements, the best match that had happened by then lends:
+        // the later place statement's words do not reach back to the sign-up.
+        Memory summitJoin = said("我报名了围棋峰会。", NOW.minus(Duration.ofDays(20)));
+        String nanjing = "那个地点是江苏南京的活动，其时间是什么？";
+        assertThat(ids(query(nanjing))).contains(summitJoin.id());
+        assertThat(ids(query(nanjing, NOW.minus(Duration.ofDays(5)), false))).doesNotContain(summitJoin.id());
+        // Words that as many turns hold as the search looks at tell none of them apart: nothing is lent.
+        for (int i = 0; i < RecallCandidates.SHARED_CANDIDATES; i++) {
+            said("书法论坛第" + i + "期的报名表", NOW.minus(Duration.ofDays(40 + i)));
+        }
+        RecallResult crowded = query("那个地点是广东深圳的活动，其时间是什么？");
+        assertThat(ids(crowded)).first().isEqualTo(forumPlace.id());
+        assertThat(signal(item(crowded, forumDate.id()), "context")).isZero();
+        assertThat(ids(crowded)).doesNotContain(forumWho.id());
+        // C3: a corrected statement's event still matches, but its words lead nowhere.
+        authority.correctMemory(scope, potteryPlace.id(), new CorrectionDraft("The pottery workshop moved online.",
+                "moved online", NOW.minus(Duration.ofDays(1))));
+        RecallResult amended = query("The event in Hangzhou: when does it start?");
+        assertThat(amended.items()).isNotEmpty();
+        assertThat(amended.items()).allSatisfy(i -> assertThat(signal(i, "context")).isZero());
     }
 
     @Test
