@@ -59,6 +59,15 @@ public record RecallConfig(
 
         public static final Precision DEFAULT = new Precision(0.25, 0.7, 0.35, 0.3, 0.8);
 
+        /** The settings in the record's order (min evidence, context near, far, shared, dialogue decay). */
+        public static Precision of(double... inOrder) {
+            if (inOrder.length != 5) {
+                throw new IllegalArgumentException("recall precision: five numbers, min evidence, context near, "
+                        + "context far, context shared and dialogue decay");
+            }
+            return new Precision(inOrder[0], inOrder[1], inOrder[2], inOrder[3], inOrder[4]);
+        }
+
         public Precision {
             for (double v : new double[] {minEvidence, contextNear, contextFar, contextShared, dialogueDecay}) {
                 if (!(v >= 0 && v <= 1)) {

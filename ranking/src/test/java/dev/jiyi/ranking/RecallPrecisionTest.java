@@ -109,6 +109,9 @@ class RecallPrecisionTest extends RecallFixture {
         assertThat(recall(strict).recall(new RecallRequest(scope, half, RecallMode.FAST, 10, null, false)).items()).isEmpty();
         assertThatThrownBy(() -> new RecallConfig.Precision(1.5, 0.5, 0.25, 0.3, 0.8))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("recall.min_evidence");
+        assertThat(RecallConfig.Precision.of(0.25, 0.7, 0.35, 0.3, 0.8)).isEqualTo(RecallConfig.Precision.DEFAULT);
+        assertThatThrownBy(() -> RecallConfig.Precision.of(0.25, 0.7, 0.35, 0.8))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("five numbers");
     }
 
     /** The demo's first session: three turns within a minute of each other. */

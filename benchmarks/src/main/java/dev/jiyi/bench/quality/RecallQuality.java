@@ -194,11 +194,7 @@ public final class RecallQuality {
                     case "--event-evidence" -> config = config.toBuilder().eventEvidence(Double.parseDouble(args[++i])).build();
                     case "--precision" -> {
                         double[] p = java.util.Arrays.stream(args[++i].split(",")).mapToDouble(Double::parseDouble).toArray();
-                        if (p.length != 5) {
-                            throw new IllegalArgumentException("--precision: five numbers, min evidence, context near, "
-                                    + "context far, context shared, dialogue decay");
-                        }
-                        config = config.toBuilder().precision(new RecallConfig.Precision(p[0], p[1], p[2], p[3], p[4])).build();
+                        config = config.toBuilder().precision(RecallConfig.Precision.of(p)).build();
                     }
                     case "--mode" -> modes = args[++i].equals("none") ? List.of() : java.util.Arrays.stream(args[i].split(","))
                             .map(m -> RecallMode.parse("--mode", m)).toList();
