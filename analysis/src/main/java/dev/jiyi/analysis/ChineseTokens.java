@@ -26,7 +26,7 @@ public final class ChineseTokens {
      * with the very tokens it was inserted with). {@code AnalysisVersionTest} pins the token stream of
      * a fixed corpus: when it fails, the stream changed, and this string must change with it.
      */
-    public static final String VERSION = "analysis-1";
+    public static final String VERSION = "analysis-2";
 
     /**
      * {@link #VERSION} plus a fingerprint of the JDK's Unicode tables: normalization and character
@@ -97,7 +97,7 @@ public final class ChineseTokens {
             if (!isWordLike(surface)) {
                 continue;
             }
-            tokens.add(new Token(isAsciiWord(surface) ? PorterStemmer.stem(surface) : surface, start, end));
+            tokens.add(new Token(isAsciiWord(surface) ? EnglishStems.stem(surface) : surface, start, end));
             if (end - start == 1 && isCjk(normalized.charAt(start))) {
                 singleCjk.set(start);
             }

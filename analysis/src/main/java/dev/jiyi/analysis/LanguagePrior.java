@@ -70,7 +70,7 @@ public final class LanguagePrior {
         return Math.min(1, Math.max(0.05, ln / FLOOR));
     }
 
-    /** The English ranks by Porter stem (a stem takes its commonest word's rank), loaded on first use. */
+    /** The English ranks by term ({@link EnglishStems}: a term takes its commonest word's rank), loaded on first use. */
     private static final class English {
         static final Map<String, Integer> RANKS = new HashMap<>();
         static final double HARMONIC;
@@ -88,6 +88,9 @@ public final class LanguagePrior {
                         continue;
                     }
                     rank++;
+                    RANKS.putIfAbsent(EnglishStems.stem(line), rank);
+                    // And by its plain Porter stem: the term of an index that stems English itself
+                    // (Lucene's smartcn), which keeps an irregular form (bought) apart from its word.
                     RANKS.putIfAbsent(PorterStemmer.stem(line), rank);
                 }
             } catch (IOException e) {

@@ -360,6 +360,29 @@ public abstract class RecallIndexContract {
                 .containsExactlyInAnyOrder(english.sequence(), book.sequence(), pku.sequence());
     }
 
+    @Test
+    @DisplayName("R1 an English irregular form is found by the word it is a form of and back (bought/buy, went/go, met/meeting, children/child), in English and mixed text; a form left out (rose) is only itself")
+    void irregularFormsMatchTheirWord() {
+        Assumptions.assumeTrue(sameTokensAsFts5(), "the analysis is another analyzer's");
+        Event car = say(BOB_WORK, "I bought a used Subaru Outback last month");
+        Event lisbon = say(BOB_WORK, "上个月我们 went to Lisbon 看 Hannah 的婚礼");
+        Event met = say(BOB_WORK, "We met Marco at the hardware store");
+        Event kids = say(BOB_WORK, "The children start kindergarten in September");
+        Event rose = say(BOB_WORK, "A red rose for the table");
+        say(BOB_WORK, "Prices rise every spring");
+
+        assertThat(eventRows(BOB_WORK, "What car did I buy?")).containsExactly(car.sequence());
+        assertThat(eventRows(BOB_WORK, "buying")).containsExactly(car.sequence());
+        assertThat(eventRows(BOB_WORK, "我们去哪里 go 了")).containsExactly(lisbon.sequence());
+        assertThat(eventRows(BOB_WORK, "Where did we go?")).containsExactly(lisbon.sequence());
+        assertThat(eventRows(BOB_WORK, "meeting")).containsExactly(met.sequence());
+        assertThat(eventRows(BOB_WORK, "child")).containsExactly(kids.sequence());
+        assertThat(eventRows(BOB_WORK, "rose")).containsExactly(rose.sequence());
+        Memory bought = remember(BOB_WORK, "I bought a used Subaru Outback last month");
+        assertThat(currentRows(BOB_WORK, "buy")).containsExactly(bought.rowId());
+        assertThat(currentRows(BOB_WORK, "bought")).containsExactly(bought.rowId());
+    }
+
     // ------------------------------------------------------------------ R2 literal queries
 
     private static final String SYNTAX_TEXT = "He said \"AND\" NEAR the door: 价格是 -5 ^ 2 (约) * 3 tokens:价格";

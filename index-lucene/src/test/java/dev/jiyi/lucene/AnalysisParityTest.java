@@ -53,6 +53,7 @@ class AnalysisParityTest {
             "小明硕士毕业于中国科学院计算所，后在日本京都大学深造",
             "上周末我们去灵隐寺爬山，下雨了，只好去喝咖啡",
             "I moved to Shanghai last spring and started running marathons.",
+            "We went to Lisbon, bought two knives and met the children's teachers; 我们 went 回家 early.",
             "The quick brown fox's jumps weren't over-engineered: e-mail me at foo.bar@example.com!",
             "周末 weekend 去 Lingyin 寺 hiking 🙏 with my co-workers (3 of them) at 9:30am",
             "用 Java 21 和 Lucene 10.5 写 BM25 检索，FTS5 的 secure-delete 模式",
