@@ -297,7 +297,7 @@ class RecallPrecisionTest extends RecallFixture {
     }
 
     @Test
-    @DisplayName("R4 shared words: a question that picks a thing out by one attribute and asks another finds the other statement through the best match's most specific own words, not its everyday ones (Chinese, English, mixed); never above the best match, never without evidence, never from words too many turns hold, never from an amended turn (C3) or one after the query time, off at 0")
+    @DisplayName("R4 shared words: a question that picks a thing out by one attribute and asks another finds the other statement through the best match's most specific own words, not its everyday ones (Chinese, English, mixed); never above the best match, never without evidence, never to a turn that holds too little of its words, never from words too many turns hold, never from an amended turn (C3) or one after the query time, off at 0; a dialogue lends as its newest turn asks")
     void sharedWordsLeadToTheThingAskedAbout() {
         moreEveryday();
         // Each statement in a session of its own: no turn is another's conversation context. The other
@@ -343,6 +343,17 @@ class RecallPrecisionTest extends RecallFixture {
         assertThat(who.evidence()).isEqualTo(Evidence.SHARED_WORDS);
         assertThat(signal(who, "lexical")).isZero();
         assertThat(signal(who, "context")).isPositive();
+        // A dialogue lends as its newest turn asks: the best match's words beyond that turn's.
+        RecallResult talk = dialogue(List.of("谢谢你上次的建议。", "那个地点是广东深圳的活动，其时间是什么？"));
+        List<String> talked = ids(talk);
+        assertThat(talked).first().isEqualTo(forumPlace.id());
+        assertThat(talked.indexOf(forumDate.id())).isPositive()
+                .isLessThan(talked.indexOf(summitDate.id()) < 0 ? Integer.MAX_VALUE : talked.indexOf(summitDate.id()));
+        assertThat(signal(item(talk, forumDate.id()), "context")).isPositive();
+        // A turn that holds one character of those words holds less of them than the minimum evidence:
+        // it is lent nothing, so it is not found.
+        Memory french = said("我最近在学法语。", NOW.minus(Duration.ofDays(12)));
+        assertThat(ids(query("那个地点是广东深圳的活动，其时间是什么？"))).doesNotContain(french.id());
         // A question without evidence still finds nothing (R6); the setting is checked.
         assertThat(query("量子色动力学的渐近自由").items()).isEmpty();
         assertThat(query("How does a Kalman filter work?").items()).isEmpty();
