@@ -1,5 +1,6 @@
 package dev.jiyi.opensearch;
 
+import dev.jiyi.analysis.ChineseTokens;
 import dev.jiyi.authority.Event;
 import dev.jiyi.authority.Memory;
 import dev.jiyi.authority.Snapshot;
@@ -120,28 +121,44 @@ final class Follower implements ChangeLogFollower.Target {
                 deleteHome(old);
             }
             rebuild(s, "the home was moved or copied from another folder");
-        } else if (!clusterHoldsBuild()) {
+        } else if (lacksBuild() != null) {
             // Another process of this home may have rebuilt it since this one read the state.
             HomeState onDisk = HomeState.read(folder).orElse(state);
             if (!onDisk.build().equals(state.build()) && onDisk.path().equals(state.path())) {
                 state = onDisk;
             }
-            if (!clusterHoldsBuild()) {
-                rebuild(s, state.build().isEmpty() ? "first use" : "the cluster does not hold this home's documents");
+            String lacks = lacksBuild();
+            if (lacks != null) {
+                rebuild(s, lacks);
             }
         }
         verified = true;
     }
 
-    private boolean clusterHoldsBuild() throws IOException {
-        if (state.build().isEmpty() || !cluster.exists("checking the index", "/" + index)) {
-            return false;
+    /**
+     * Why the cluster does not hold this home's current build, or null when it does. A build of another
+     * token stream ({@link HomeState#analysis}) is not: its documents hold other terms than searched.
+     */
+    private String lacksBuild() throws IOException {
+        if (state.build().isEmpty()) {
+            return "first use";
+        }
+        if (!cluster.exists("checking the index", "/" + index)) {
+            return "the cluster does not hold this home's documents";
         }
         checkMapping();
         JsonNode meta = cluster.call("reading the home's meta document", "GET",
                 "/" + index + "/_doc/" + encode(Documents.metaId(state.home())), Map.of("routing", state.home(),
                         "preference", state.home(), "ignore", "404"), null);
-        return meta.path("found").asBoolean(false) && state.build().equals(meta.path("_source").path("build").asString(""));
+        JsonNode source = meta.path("_source");
+        if (!meta.path("found").asBoolean(false) || !state.build().equals(source.path("build").asString(""))) {
+            return "the cluster does not hold this home's documents";
+        }
+        String analysis = state.analysis();
+        if (!ChineseTokens.version().equals(analysis)) {
+            return "its documents were analyzed by another release (" + (analysis.isEmpty() ? "none" : analysis) + ")";
+        }
+        return null;
     }
 
     /**
@@ -354,7 +371,7 @@ final class Follower implements ChangeLogFollower.Target {
     long[] build(Snapshot s, LongConsumer fed) throws IOException {
         ensureIndex();
         Position head = ChangeLogFollower.head(s);
-        String build = HomeState.randomId();
+        String build = HomeState.newBuild();
         deleteHome(state.home());
         long events = 0;
         long memories = 0;

@@ -1,5 +1,6 @@
 package dev.jiyi.opensearch;
 
+import dev.jiyi.analysis.ChineseTokens;
 import dev.jiyi.authority.index.ChangeLogFollower.Position;
 
 import java.io.IOException;
@@ -43,6 +44,20 @@ record HomeState(String home, String build, Position position, String purge, Str
         byte[] b = new byte[8];
         RANDOM.nextBytes(b);
         return HexFormat.of().formatHex(b);
+    }
+
+    /**
+     * A new build's ID: random, and after an {@code @} the token stream its documents are analyzed
+     * with ({@link ChineseTokens#version()}), so that a release of another analysis rebuilds them.
+     */
+    static String newBuild() {
+        return randomId() + "@" + ChineseTokens.version();
+    }
+
+    /** The token stream of the build's documents; empty for a build from before builds named it. */
+    String analysis() {
+        int at = build.indexOf('@');
+        return at < 0 ? "" : build.substring(at + 1);
     }
 
     /** Whether the folder holds a state at all: the home has been built in a cluster. */

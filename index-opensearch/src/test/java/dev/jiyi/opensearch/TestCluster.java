@@ -145,14 +145,24 @@ public final class TestCluster {
 
     /** A request to the first running node; the answer's body. */
     String request(String method, String pathAndQuery) {
+        return request(method, pathAndQuery, null);
+    }
+
+    /** A request with a JSON body (none when null) to the first running node; the answer's body. */
+    String request(String method, String pathAndQuery, String json) {
         HttpClient http = HttpClient.newHttpClient();
         for (int i = 0; i < NODES; i++) {
             if (nodes[i] == null) {
                 continue;
             }
             try {
-                return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPorts[i] + pathAndQuery))
-                        .method(method, HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString()).body();
+                HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPorts[i] + pathAndQuery));
+                if (json == null) {
+                    request.method(method, HttpRequest.BodyPublishers.noBody());
+                } else {
+                    request.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(json));
+                }
+                return http.send(request.build(), HttpResponse.BodyHandlers.ofString()).body();
             } catch (IOException e) {
                 // the next node
             } catch (InterruptedException e) {
