@@ -9,7 +9,8 @@ import java.util.List;
 /**
  * The one token stream every jiyi index sees: jieba index mode (which also emits the sub-words of
  * long words) plus every individual CJK character, over NFKC-normalized, lower-cased text. English
- * words are reduced to their Porter stems ({@code moved}, {@code moving} → {@code move}).
+ * words are reduced to their Porter stems ({@code moved}, {@code moving} → {@code move}), an irregular
+ * form to its word's ({@link EnglishStems}: {@code bought} → {@code buy}).
  *
  * <p>Both the FTS5 index (fed the tokens as space-separated text) and the Lucene index (through an
  * analyzer that wraps this class) see identical tokens, so a query tokenized here matches the same

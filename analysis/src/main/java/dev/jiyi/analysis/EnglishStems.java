@@ -1,13 +1,10 @@
 package dev.jiyi.analysis;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * The term an English word is indexed and searched as: its Porter stem ({@link PorterStemmer}),
@@ -20,6 +17,7 @@ import java.util.Map;
 final class EnglishStems {
 
     private static final String FORMS = "english-irregular-forms.txt";
+    private static final Pattern WORD = Pattern.compile("[a-z]+");
 
     private EnglishStems() {
     }
@@ -33,28 +31,26 @@ final class EnglishStems {
     private static final class Forms {
         static final Map<String, String> BASE = load();
 
+        /** Each line {@code word: form form ...}, lower-case ASCII letters; no form is listed twice or is a listed word. */
         private static Map<String, String> load() {
             Map<String, String> base = new HashMap<>();
-            try (InputStream in = EnglishStems.class.getResourceAsStream(FORMS)) {
-                if (in == null) {
-                    throw new IllegalStateException("missing resource " + FORMS);
+            Set<String> words = new HashSet<>();
+            for (WordLists.Line line : WordLists.read(FORMS)) {
+                String[] parts = line.text().split("\\s*:\\s*", -1);
+                if (parts.length != 2 || !WORD.matcher(parts[0]).matches() || parts[1].isEmpty()) {
+                    throw new IllegalStateException(FORMS + " line " + line.number() + ": must be a word, a colon and its forms");
                 }
-                BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
-                String line;
-                while ((line = r.readLine()) != null) {
-                    if (line.isBlank() || line.startsWith("#")) {
-                        continue;
-                    }
-                    int colon = line.indexOf(':');
-                    String word = line.substring(0, colon).strip();
-                    for (String form : line.substring(colon + 1).strip().split(" +")) {
-                        if (base.put(form, word) != null) {
-                            throw new IllegalStateException(FORMS + ": " + form + " is listed twice");
-                        }
+                words.add(parts[0]);
+                for (String form : parts[1].split("\\s+")) {
+                    if (!WORD.matcher(form).matches() || base.put(form, parts[0]) != null) {
+                        throw new IllegalStateException(FORMS + " line " + line.number() + ": a form must be a word listed once");
                     }
                 }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+            }
+            for (String form : base.keySet()) {
+                if (words.contains(form)) {
+                    throw new IllegalStateException(FORMS + ": " + form + " is both a word and a form");
+                }
             }
             return Map.copyOf(base);
         }

@@ -1,11 +1,5 @@
 package dev.jiyi.analysis;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -28,7 +22,7 @@ public final class LanguagePrior {
     /** ln of the probability at and below which a word counts as fully specific. */
     static final double FLOOR = -18.0;
 
-    private static final String ENGLISH = "/dev/jiyi/analysis/english-word-ranks.txt";
+    private static final String ENGLISH = "english-word-ranks.txt";
 
     /** The rank a single Latin letter or digit counts at: the list has none, and they are among the commonest tokens. */
     static final int SINGLE_LETTER_RANK = 100;
@@ -77,24 +71,12 @@ public final class LanguagePrior {
 
         static {
             int rank = 0;
-            try (InputStream in = LanguagePrior.class.getResourceAsStream(ENGLISH)) {
-                if (in == null) {
-                    throw new IllegalStateException("missing resource " + ENGLISH);
-                }
-                BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
-                String line;
-                while ((line = r.readLine()) != null) {
-                    if (line.isEmpty() || line.startsWith("#")) {
-                        continue;
-                    }
-                    rank++;
-                    RANKS.putIfAbsent(EnglishStems.stem(line), rank);
-                    // And by its plain Porter stem: the term of an index that stems English itself
-                    // (Lucene's smartcn), which keeps an irregular form (bought) apart from its word.
-                    RANKS.putIfAbsent(PorterStemmer.stem(line), rank);
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+            for (WordLists.Line line : WordLists.read(ENGLISH)) {
+                rank++;
+                RANKS.putIfAbsent(EnglishStems.stem(line.text()), rank);
+                // And by its plain Porter stem: the term of an index that stems English itself
+                // (Lucene's smartcn), which keeps an irregular form (bought) apart from its word.
+                RANKS.putIfAbsent(PorterStemmer.stem(line.text()), rank);
             }
             HARMONIC = Math.log(rank) + 0.5772; // Zipf's law: p(rank) = 1 / (rank * H(n))
         }

@@ -47,8 +47,8 @@ class ChineseTokensTest {
     @DisplayName("R1 an English irregular form is the term of the word it is a form of, then stemmed as that word is (English, mixed); forms left out stay themselves")
     void irregularForms() {
         String[][] same = {{"bought", "buy"}, {"went", "go"}, {"gone", "going"}, {"met", "meeting"}, {"ran", "running"},
-                {"children", "child"}, {"women", "woman"}, {"taught", "teaching"}, {"wrote", "writes"}, {"left", "leave"},
-                {"said", "say"}, {"found", "find"}};
+                {"children", "child"}, {"women", "woman"}, {"taught", "teaching"}, {"wrote", "writes"}, {"goes", "go"},
+                {"said", "say"}, {"found", "find"}, {"thought", "think"}};
         for (String[] pair : same) {
             assertThat(ChineseTokens.terms(pair[0])).as(pair[0]).isEqualTo(ChineseTokens.terms(pair[1]));
         }
@@ -56,7 +56,28 @@ class ChineseTokensTest {
         assertThat(ChineseTokens.queryTerms("What car did I buy?")).isEqualTo(ChineseTokens.queryTerms("car bought"));
         assertThat(ChineseTokens.terms("rose rise")).containsExactly("rose", "rise");
         assertThat(ChineseTokens.terms("founded found")).containsExactly("found", "find");
-        assertThat(ChineseTokens.queryTerms("we got it")).as("a stop word's forms stay stop words").isEmpty();
+        assertThat(ChineseTokens.terms("left led lit fed")).as("forms left out").containsExactly("left", "led", "lit", "fed");
+        assertThat(ChineseTokens.terms("I won't win")).as("won't is no win").containsExactly("i", "won", "t", "win");
+    }
+
+    @Test
+    @DisplayName("R1 R6 the irregular forms list: lower-case words, no form listed twice or also a listed word, none a stop word or a form of one")
+    void irregularFormsList() {
+        java.util.Set<String> words = new java.util.HashSet<>();
+        java.util.Set<String> forms = new java.util.HashSet<>();
+        for (WordLists.Line line : WordLists.read("english-irregular-forms.txt")) {
+            String[] parts = line.text().split("\\s*:\\s*");
+            assertThat(parts).as("line %d", line.number()).hasSize(2);
+            assertThat(parts[0]).as("line %d", line.number()).matches("[a-z]+").satisfies(w -> assertThat(StopWords.contains(w)).isFalse());
+            assertThat(words.add(parts[0])).as("line %d", line.number()).isTrue();
+            for (String form : parts[1].split("\\s+")) {
+                assertThat(form).as("line %d", line.number()).matches("[a-z]+");
+                assertThat(StopWords.contains(form)).as(form).isFalse();
+                assertThat(forms.add(form)).as(form).isTrue();
+                assertThat(EnglishStems.stem(form)).as(form).isEqualTo(EnglishStems.stem(parts[0]));
+            }
+        }
+        assertThat(words).doesNotContainAnyElementsOf(forms).hasSizeGreaterThan(100);
     }
 
     @Test
