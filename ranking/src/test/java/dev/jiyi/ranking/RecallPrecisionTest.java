@@ -343,8 +343,9 @@ class RecallPrecisionTest extends RecallFixture {
         assertThat(who.evidence()).isEqualTo(Evidence.SHARED_WORDS);
         assertThat(signal(who, "lexical")).isZero();
         assertThat(signal(who, "context")).isPositive();
-        // A dialogue lends as its newest turn asks: the best match's words beyond that turn's.
-        RecallResult talk = dialogue(List.of("谢谢你上次的建议。", "那个地点是广东深圳的活动，其时间是什么？"));
+        // A dialogue lends as its newest turn asks: the best match's words beyond that turn's, also
+        // those an older turn of the dialogue said.
+        RecallResult talk = dialogue(List.of("上次你说的书法论坛不错。", "那个地点是广东深圳的活动，其时间是什么？"));
         List<String> talked = ids(talk);
         assertThat(talked).first().isEqualTo(forumPlace.id());
         assertThat(talked.indexOf(forumDate.id())).isPositive()
