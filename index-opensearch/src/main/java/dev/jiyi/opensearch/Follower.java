@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.LongConsumer;
 
@@ -122,11 +123,7 @@ final class Follower implements ChangeLogFollower.Target {
             }
             rebuild(s, "the home was moved or copied from another folder");
         } else if (lacksBuild() != null) {
-            // Another process of this home may have rebuilt it since this one read the state.
-            HomeState onDisk = HomeState.read(folder).orElse(state);
-            if (!onDisk.build().equals(state.build()) && onDisk.path().equals(state.path())) {
-                state = onDisk;
-            }
+            state = state.rebuiltSince(folder).orElse(state);
             String lacks = lacksBuild();
             if (lacks != null) {
                 rebuild(s, lacks);
@@ -275,17 +272,20 @@ final class Follower implements ChangeLogFollower.Target {
         }
     }
 
-    /** Writes the position to the cluster's meta document, then to the home; after a deletion, purges first. */
     /**
      * Writes the position reached to the home's state (the documents are already searchable). The
      * cluster's meta document is written by a rebuild only, so that following writes no document
-     * over and over (each rewrite would leave a deleted one for a purge to merge away).
+     * over and over (each rewrite would leave a deleted one for a purge to merge away). When another
+     * process has rebuilt the home meanwhile, its build and position stay in the file (with the purge
+     * this one owes) and this process checks the build again before it next follows.
      */
     @Override
     public void commit(Position reached) throws IOException {
-        String owed = deleted ? owed(state.purge(), shardSeqNos(false)) : state.purge();
-        state = state.at(reached).owing(owed);
+        Optional<HomeState> rebuilt = state.rebuiltSince(folder);
+        HomeState next = rebuilt.orElse(state.at(reached));
+        state = next.owing(deleted ? owed(next.purge(), shardSeqNos(false)) : next.purge());
         deleted = false;
+        verified &= rebuilt.isEmpty();
         state.write(folder);
     }
 

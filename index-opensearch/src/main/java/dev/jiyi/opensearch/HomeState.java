@@ -60,6 +60,14 @@ record HomeState(String home, String build, Position position, String purge, Str
         return at < 0 ? "" : build.substring(at + 1);
     }
 
+    /**
+     * The state in the home's folder when another process of this home has rebuilt it since this
+     * state was read (the same folder, another build), else empty.
+     */
+    Optional<HomeState> rebuiltSince(Path folder) throws IOException {
+        return read(folder).filter(onDisk -> !onDisk.build().equals(build) && onDisk.path().equals(path));
+    }
+
     /** Whether the folder holds a state at all: the home has been built in a cluster. */
     static boolean exists(Path folder) {
         return Files.isRegularFile(folder.resolve(FILE));
