@@ -3,6 +3,7 @@ package dev.jiyi.authority;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.sqlite.SQLiteConnection;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -57,6 +58,8 @@ class SchemaTest {
             assertThat(pragma(c, "foreign_keys")).isEqualTo("1");
             assertThat(Integer.parseInt(pragma(c, "busy_timeout"))).isPositive();
             assertThat(pragma(c, "secure_delete")).isEqualTo("1");
+            // No query for a generated key after each INSERT: Sql.insert reads the row ID itself.
+            assertThat(c.unwrap(SQLiteConnection.class).getConnectionConfig().isGetGeneratedKeys()).isFalse();
         }
         // WAL is a property of the file: a separate plain connection sees it too.
         try (Connection c = raw(dbFile(dir))) {
