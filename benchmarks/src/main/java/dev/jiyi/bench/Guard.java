@@ -141,7 +141,8 @@ public final class Guard implements Callable<Integer> {
                 IngestHarness.loadAverage());
         Map<Key, Double> p50 = new LinkedHashMap<>();
         Map<Key, Double> p99 = new LinkedHashMap<>();
-        Map<Key, Double> scores = measure(parsed, p50, p99);
+        Map<Key, Double> items = new LinkedHashMap<>();
+        Map<Key, Double> scores = measure(parsed, p50, p99, items);
         Map<Integer, Double> hnswRecall = new HashMap<>();
         for (Bound b : parsed) {
             if (b instanceof Bound.Hnsw h && !hnswRecall.containsKey(h.size())) {
@@ -155,7 +156,7 @@ public final class Guard implements Callable<Integer> {
         scores.forEach((k, v) -> out.printf(Locale.ROOT, "  %-44s %10.3f %10.3f %10.3f%n", k, v, p50.getOrDefault(k, Double.NaN),
                 p99.getOrDefault(k, Double.NaN)));
         hnswRecall.forEach((size, r) -> out.printf(Locale.ROOT, "  hnsw recall@%d at %,d: %.3f%n", GuardBounds.K, size, r));
-        List<Verdict> verdicts = GuardBounds.check(parsed, new GuardBounds.Figures(scores, p50, p99, hnswRecall));
+        List<Verdict> verdicts = GuardBounds.check(parsed, new GuardBounds.Figures(scores, p50, p99, hnswRecall, items));
         out.println();
         verdicts.forEach(v -> out.println(v.line()));
         long failed = verdicts.stream().filter(v -> !v.ok()).count();
@@ -176,9 +177,12 @@ public final class Guard implements Callable<Integer> {
         }
     }
 
-    /** One JMH run per benchmark family the bounds read, over the sizes and variants they name. */
-    private Map<Key, Double> measure(List<Bound> parsed, Map<Key, Double> p50, Map<Key, Double> p99)
-            throws RunnerException {
+    /**
+     * One JMH run per benchmark family the bounds read, over the sizes and variants they name; the
+     * items a call handles go to {@code items} for a benchmark that has an {@code events} parameter.
+     */
+    private Map<Key, Double> measure(List<Bound> parsed, Map<Key, Double> p50, Map<Key, Double> p99,
+            Map<Key, Double> items) throws RunnerException {
         Map<Family, Set<String>> methods = new LinkedHashMap<>();
         Map<Family, Set<Integer>> sizes = new HashMap<>();
         Map<Family, Set<String>> variants = new HashMap<>();
@@ -218,6 +222,10 @@ public final class Guard implements Callable<Integer> {
                 scores.put(k, r.getPrimaryResult().getScore());
                 p50.put(k, r.getPrimaryResult().getStatistics().getPercentile(50));
                 p99.put(k, r.getPrimaryResult().getStatistics().getPercentile(99));
+                String events = r.getParams().getParam("events");
+                if (events != null) {
+                    items.put(k, Double.parseDouble(events));
+                }
             }
         }
         return scores;

@@ -27,7 +27,8 @@ final class GuardBounds {
                 Set.of("WINDOW", "COMMON", "FREQUENT", "LONG")),
         SEMANTIC("semantic", SemanticRecallBenchmark.class, "mode", Set.of("exact", "hnsw"), Set.of("SEMANTIC", "DEEP")),
         RESUME("resume", ResumeBenchmark.class, "basis", Set.of("fts5", "lucene"), Set.of("QUERY", "LATEST")),
-        DELETE("delete", DeleteBenchmark.class, null, Set.of("authority", "withLucene"), Set.of());
+        DELETE("delete", DeleteBenchmark.class, null, Set.of("authority", "withLucene"), Set.of()),
+        INGEST("ingest", IngestBenchmark.class, null, Set.of("submitBatch"), Set.of());
 
         final String prefix;
         final Class<?> type;
@@ -156,6 +157,35 @@ final class GuardBounds {
             }
         }
 
+        /**
+         * {@code rate BENCHMARK VARIANT SIZE >= N}: items per second, the items one call handles (its
+         * {@code events} parameter: {@code ingest.submitBatch} imports that many events a call) over
+         * the call's mean time; a bound of the machine, as times are.
+         */
+        record Rate(int line, String benchmark, String variant, int size, double bound) implements Bound {
+
+            public boolean atLeast() {
+                return true;
+            }
+
+            public List<Key> keys() {
+                return List.of(new Key(benchmark, variant, size));
+            }
+
+            public double figure(Figures measured) {
+                Key k = keys().get(0);
+                Double items = measured.items().get(k);
+                if (items == null) {
+                    throw new IllegalStateException("no items per call were measured for " + k);
+                }
+                return items / (measured.mean().get(k) / 1000);
+            }
+
+            public String describe() {
+                return String.format(Locale.ROOT, "per s %s %sat %,d", benchmark, shown(variant), size);
+            }
+        }
+
         /** {@code hnsw SIZE >= X}: HNSW's mean recall@10 against the exact scan. */
         record Hnsw(int line, int size, double bound) implements Bound {
 
@@ -188,8 +218,16 @@ final class GuardBounds {
         }
     }
 
-    /** What a guard run measured: each benchmark's mean, median and 99th percentile ms per call, and HNSW's recall by size. */
-    record Figures(Map<Key, Double> mean, Map<Key, Double> p50, Map<Key, Double> p99, Map<Integer, Double> hnswRecall) {
+    /**
+     * What a guard run measured: each benchmark's mean, median and 99th percentile ms per call, HNSW's
+     * recall by size, and the items a call handles where a benchmark says ({@code events}).
+     */
+    record Figures(Map<Key, Double> mean, Map<Key, Double> p50, Map<Key, Double> p99, Map<Integer, Double> hnswRecall,
+            Map<Key, Double> items) {
+
+        Figures(Map<Key, Double> mean, Map<Key, Double> p50, Map<Key, Double> p99, Map<Integer, Double> hnswRecall) {
+            this(mean, p50, p99, hnswRecall, Map.of());
+        }
 
         Map<Key, Double> of(Statistic statistic) {
             return switch (statistic) {
@@ -220,7 +258,7 @@ final class GuardBounds {
             }
             // A family without variants (delete) reads as the others do with an empty variant.
             String v = "VARIANT ";
-            if (f.length > 1 && Set.of("growth", "ratio", "mean", "p50", "p99").contains(f[0])
+            if (f.length > 1 && Set.of("growth", "ratio", "mean", "p50", "p99", "rate").contains(f[0])
                     && Family.of(benchmark(f[1], n)).variantParam == null) {
                 f = withoutVariant(f);
                 v = "";
@@ -248,11 +286,18 @@ final class GuardBounds {
                     yield new Bound.Time(n, Statistic.valueOf(f[0].toUpperCase(Locale.ROOT)), benchmark(f[1], n),
                             variant(f[1], f[2], n), size(f[3], n), bound(f, n, "<="));
                 }
+                case "rate" -> {
+                    expect(f, n, 6, "rate BENCHMARK " + v + "SIZE >= PER_S");
+                    if (!benchmark(f[1], n).startsWith(Family.INGEST.prefix + ".")) {
+                        throw new BoundsException(n, "a rate bound reads ingest.submitBatch, whose calls say how many events they import");
+                    }
+                    yield new Bound.Rate(n, f[1], variant(f[1], f[2], n), size(f[3], n), bound(f, n, ">="));
+                }
                 case "hnsw" -> {
                     expect(f, n, 4, "hnsw SIZE >= X");
                     yield new Bound.Hnsw(n, size(f[1], n), bound(f, n, ">="));
                 }
-                default -> throw new BoundsException(n, "must start with growth, ratio, mean, p50, p99 or hnsw");
+                default -> throw new BoundsException(n, "must start with growth, ratio, mean, p50, p99, rate or hnsw");
             });
         }
         if (out.isEmpty()) {
@@ -281,7 +326,7 @@ final class GuardBounds {
         if (Family.of(name) == null) {
             throw new BoundsException(line, "unknown benchmark: must be fastRecall.fts5, fastRecall.lucene, uniformRecall.fts5,"
                     + " uniformRecall.lucene, semantic.exact, semantic.hnsw, resume.fts5, resume.lucene,"
-                    + " delete.authority or delete.withLucene");
+                    + " delete.authority, delete.withLucene or ingest.submitBatch");
         }
         return name;
     }

@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class GuardTest {
 
     @Test
-    @DisplayName("B1 the built-in bounds parse: p99 at 1M for every query kind on the realistic archive, growth from 10k to 1M, FTS5's times, Lucene against FTS5, HNSW against exact, resume p50 on both indexes, deletion with Lucene")
+    @DisplayName("B1 the built-in bounds parse: p99 at 1M for every query kind on the realistic archive, growth from 10k to 1M, FTS5's times, Lucene against FTS5, HNSW against exact, resume p50 on both indexes, deletion with Lucene, batch ingest")
     void builtInBoundsParse() throws IOException {
         List<Bound> bounds;
         try (InputStream in = Guard.class.getResourceAsStream(Guard.DEFAULT_BOUNDS)) {
@@ -45,6 +45,8 @@ class GuardTest {
         }
         assertThat(bounds).as("deletion with Lucene at 1M").anySatisfy(b -> assertThat(b).isEqualTo(
                 new Bound.Time(b.line(), GuardBounds.Statistic.P50, "delete.withLucene", "", 1_000_000, b.bound())));
+        assertThat(bounds).as("batch ingest at 1M, in events a second").anySatisfy(b -> assertThat(b).isEqualTo(
+                new Bound.Rate(b.line(), "ingest.submitBatch", "", 1_000_000, b.bound())));
         for (String kind : List.of("KNOWN_ITEM", "TOPICAL", "LONG", "DIALOGUE")) {
             assertThat(bounds).as("a p99 bound at 1M for " + kind).anySatisfy(b -> assertThat(b).isInstanceOfSatisfying(
                     Bound.Time.class, t -> assertThat(List.of(t.statistic(), t.benchmark(), t.variant(), t.size()))
@@ -115,6 +117,30 @@ class GuardTest {
     }
 
     @Test
+    @DisplayName("B1 batch ingest is bounded in events a second: the events a call imports over its mean time, at least the bound")
+    void ingestRate() {
+        List<Bound> bounds = GuardBounds.parse(List.of("rate ingest.submitBatch 1000000 >= 4000",
+                "rate ingest.submitBatch 10000 >= 4000"));
+        assertThat(bounds.get(0)).isEqualTo(new Bound.Rate(1, "ingest.submitBatch", "", 1_000_000, 4000));
+        Key large = new Key("ingest.submitBatch", "", 1_000_000);
+        Key small = new Key("ingest.submitBatch", "", 10_000);
+        Map<Key, Double> mean = Map.of(large, 2_500.0, small, 1_250.0); // ms for a call of 10,000 events
+        Map<Key, Double> events = Map.of(large, 10_000.0, small, 10_000.0);
+
+        List<Verdict> v = GuardBounds.check(bounds, new GuardBounds.Figures(mean, Map.of(), Map.of(), Map.of(), events));
+        assertThat(v).extracting(Verdict::ok).containsExactly(true, true);
+        assertThat(v.get(0).figure()).isEqualTo(4_000.0);
+        assertThat(v.get(0).line()).startsWith("OK").contains("per s ingest.submitBatch at 1,000,000", ">= 4000.000",
+                "margin 0.000");
+        assertThat(v.get(1).figure()).isEqualTo(8_000.0);
+        Map<Key, Double> slower = Map.of(large, 2_600.0, small, 1_250.0);
+        assertThat(GuardBounds.check(bounds, new GuardBounds.Figures(slower, Map.of(), Map.of(), Map.of(), events)).get(0).line())
+                .startsWith("FAIL").contains("3846.154", "worse by 153.846");
+        assertThatThrownBy(() -> GuardBounds.check(bounds, new GuardBounds.Figures(mean, Map.of(), Map.of(), Map.of())))
+                .hasMessageContaining("no items per call were measured for ingest.submitBatch 1000000");
+    }
+
+    @Test
     @DisplayName("B1 a malformed bounds line is refused by line number and rule, never echoed")
     void malformedBounds() {
         assertBad("growth uniformRecall.lucene window 10000 <= 3", "bounds line 1: must read 'growth BENCHMARK");
@@ -125,13 +151,16 @@ class GuardTest {
         assertBad("growth uniformRecall.lucene window 10000 100000 >= 3", "operator must be <=");
         assertBad("hnsw 100000 >= -1", "positive number");
         assertBad("hnsw 100000 >= NaN", "positive number");
-        assertBad("drop table bounds", "must start with growth, ratio, mean, p50, p99 or hnsw");
+        assertBad("drop table bounds", "must start with growth, ratio, mean, p50, p99, rate or hnsw");
         assertBad("p50 resume.lucene 1000000 <= 20", "must read 'p50 BENCHMARK VARIANT SIZE <= MS'");
         assertBad("p50 resume.lucene known_item 1000000 <= 20", "unknown variant");
         assertBad("p50 delete.withLucene event 1000000 <= 300", "must read 'p50 BENCHMARK SIZE <= MS'");
         assertBad("growth delete.withLucene 100000 <= 2", "must read 'growth BENCHMARK FROM TO <= X'");
         assertBad("ratio delete.withLucene / resume.lucene 1000000 <= 20", "one benchmark family");
         assertBad("p50 delete.sqlite 1000000 <= 300", "unknown benchmark");
+        assertBad("rate ingest.submitBatch 1000000 <= 4000", "this bound's operator must be >=");
+        assertBad("rate ingest.submitBatch events 1000000 >= 4000", "must read 'rate BENCHMARK SIZE >= PER_S'");
+        assertBad("rate fastRecall.lucene known_item 1000000 >= 5", "a rate bound reads ingest.submitBatch");
         assertBad("p99 fastRecall.lucene known_item 1000000 10", "must read 'p99 BENCHMARK VARIANT SIZE <= MS'");
         assertBad("p99 fastRecall.lucene window 1000000 <= 10", "unknown variant");
         assertBad("mean fastRecall.lucene topical 1000000 <= -3", "positive number");
@@ -159,11 +188,13 @@ class GuardTest {
                 "hnsw 300 >= 0.5",
                 "p99 fastRecall.lucene known_item 300 <= 5000",
                 "p50 resume.lucene latest 300 <= 5000",
-                "p50 delete.withLucene 300 <= 5000", ""));
+                "p50 delete.withLucene 300 <= 5000",
+                "rate ingest.submitBatch 300 >= 10", ""));
         Run ok = guard("--bounds", generous.toString(), "--archives", archives.toString(), "--forks", "0",
                 "--warmup", "1", "--iterations", "1", "--time", "100", "--quiet");
         assertThat(ok.code()).as(ok.out()).isZero();
-        assertThat(ok.out()).contains("7 of 7 bounds hold", "fastRecall.lucene known_item 300", "resume.lucene latest 300",
+        assertThat(ok.out()).contains("8 of 8 bounds hold", "fastRecall.lucene known_item 300", "resume.lucene latest 300",
+                        "per s ingest.submitBatch at 300",
                         "delete.withLucene 300", "uniformRecall.lucene window 600", "uniformRecall.fts5 common 300",
                         "semantic.hnsw deep 300", "hnsw recall@10 at 300")
                 .containsPattern("(?m)^OK +growth uniformRecall.lucene window 300 -> 600 ");
