@@ -287,10 +287,10 @@ final class GuardBounds {
                             variant(f[1], f[2], n), size(f[3], n), bound(f, n, "<="));
                 }
                 case "rate" -> {
-                    expect(f, n, 6, "rate BENCHMARK " + v + "SIZE >= PER_S");
-                    if (!benchmark(f[1], n).startsWith(Family.INGEST.prefix + ".")) {
+                    if (f.length > 1 && Family.of(benchmark(f[1], n)) != Family.INGEST) {
                         throw new BoundsException(n, "a rate bound reads ingest.submitBatch, whose calls say how many events they import");
                     }
+                    expect(f, n, 6, "rate BENCHMARK " + v + "SIZE >= PER_S");
                     yield new Bound.Rate(n, f[1], variant(f[1], f[2], n), size(f[3], n), bound(f, n, ">="));
                 }
                 case "hnsw" -> {

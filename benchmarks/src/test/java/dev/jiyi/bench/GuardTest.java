@@ -161,6 +161,8 @@ class GuardTest {
         assertBad("rate ingest.submitBatch 1000000 <= 4000", "this bound's operator must be >=");
         assertBad("rate ingest.submitBatch events 1000000 >= 4000", "must read 'rate BENCHMARK SIZE >= PER_S'");
         assertBad("rate fastRecall.lucene known_item 1000000 >= 5", "a rate bound reads ingest.submitBatch");
+        assertBad("rate fastRecall.fts5 1000000 >= 5", "a rate bound reads ingest.submitBatch");
+        assertBad("rate delete.withLucene 1000000 >= 5", "a rate bound reads ingest.submitBatch");
         assertBad("p99 fastRecall.lucene known_item 1000000 10", "must read 'p99 BENCHMARK VARIANT SIZE <= MS'");
         assertBad("p99 fastRecall.lucene window 1000000 <= 10", "unknown variant");
         assertBad("mean fastRecall.lucene topical 1000000 <= -3", "positive number");

@@ -43,15 +43,8 @@ import java.util.Set;
  */
 public final class Fts5Index implements TransactionalIndex, LexicalIndex {
 
-    /**
-     * Content terms computed ahead of a write transaction ({@link #analyzeAhead}), by the text they
-     * were computed from (the scope's key is put in front when the row is written); taken out then. Per thread, because the write that asked for
-     * them runs on the thread that asked (an authority is used by one thread at a time), and another
-     * authority sharing this index must not empty it. A cache only: a text not in it is analyzed in
-     * the transaction, and it is emptied before each write, so it never outgrows one batch. The
-     * tokens of a text are a function of the text, so a stale entry is still right.
-     */
-    private final ThreadLocal<Map<String, List<String>>> analyzed = ThreadLocal.withInitial(HashMap::new);
+    /** Content terms computed ahead of a write transaction ({@link #analyzeAhead}). */
+    private final TermsAhead ahead = new TermsAhead();
     private final SearchCounts counts = new SearchCounts();
     private final Fts5Merges merges = new Fts5Merges();
     private final Fts5Lengths lengths = new Fts5Lengths();
@@ -91,8 +84,6 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
      */
     @Override
     public void analyzeAhead(List<EventSubmission> events, List<MemoryDraft> memories) {
-        Map<String, List<String>> ahead = analyzed.get();
-        ahead.clear();
         List<String> texts = new ArrayList<>(events.size() + memories.size());
         for (EventSubmission e : events) {
             texts.add(e.text());
@@ -100,17 +91,8 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         for (MemoryDraft d : memories) {
             texts.add(Memory.searchText(d.text(), d.quote(), d.subject(), d.gist(), d.cueKeys()));
         }
-        // A batch is segmented on every core (the segmenter and its dictionary are immutable); the
-        // write waits for it anyway.
-        List<List<String>> terms = (texts.size() >= PARALLEL_FROM ? texts.parallelStream() : texts.stream())
-                .map(Fts5Terms::contentTerms).toList();
-        for (int i = 0; i < texts.size(); i++) {
-            ahead.put(texts.get(i), terms.get(i));
-        }
+        ahead.analyze(texts);
     }
-
-    /** Texts per write from which {@link #analyzeAhead} segments in parallel. */
-    private static final int PARALLEL_FROM = 64;
 
     /**
      * The index's two tables, as this index defines them (since schema 12 the FTS5 index owns them;
@@ -171,7 +153,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     @Override
     /** Replaces both tables with empty ones of this index's definition ({@link #TABLES}). */
     public void clear(Sql tx) throws SQLException {
-        analyzed.get().clear();
+        ahead.clear();
         keptTerms.clear();
         tx.execute("DROP TABLE IF EXISTS memories_fts");
         tx.execute("DROP TABLE IF EXISTS events_fts");
@@ -221,7 +203,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
 
     /** The tokens of a text in a scope, from terms {@link #analyzeAhead} computed when it got the text, else computed now. */
     private String tokensAhead(Scope scope, String text) {
-        List<String> terms = analyzed.get().remove(text);
+        List<String> terms = ahead.take(text);
         return terms != null ? Fts5Terms.tokens(scope, terms) : Fts5Terms.contentTokens(scope, text);
     }
 

@@ -26,9 +26,10 @@ public interface TransactionalIndex {
     }
 
     /**
-     * Called before a write transaction, outside any lock, with what it is about to insert: the
-     * place to analyze text ahead, so that the write lock is not held while tokens are computed. A
-     * hint only: the transaction may insert other rows too (or fewer), and {@link #eventAdded} and
+     * Called before a write transaction, before its database lock is taken, with what it is about to
+     * insert: the place to analyze text ahead, so that the lock is held for as little analysis as
+     * possible (all of it, or a batch's analysis overlapped with its own writing). A hint only: the
+     * transaction may insert other rows too (or fewer), and {@link #eventAdded} and
      * {@link #memoryAdded} must work without it.
      */
     default void analyzeAhead(List<EventSubmission> events, List<MemoryDraft> memories) {
