@@ -203,7 +203,7 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
 
     /** The tokens of a text in a scope, from terms {@link #analyzeAhead} computed when it got the text, else computed now. */
     private String tokensAhead(Scope scope, String text) {
-        List<String> terms = ahead.take(text);
+        List<String> terms = ahead.termsOf(text);
         return terms != null ? Fts5Terms.tokens(scope, terms) : Fts5Terms.contentTokens(scope, text);
     }
 

@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Content terms of the texts a write transaction is about to insert, computed ahead of it
- * ({@link Fts5Index#analyzeAhead}) and read, by text, as it inserts their rows.
+ * ({@link Fts5Index#analyzeAhead}) and read, by text ({@link #termsOf}), as it inserts their rows.
  *
  * <p>Per thread, because the write that asked for them runs on the thread that asked (an authority is
  * used by one thread at a time), and another authority sharing the index must not empty it. A cache
@@ -64,7 +64,7 @@ final class TermsAhead {
      * and meets the failure there. Kept until the next write on this thread, so that a batch retried
      * without a rejected row reads them again.
      */
-    List<String> take(String text) {
+    List<String> termsOf(String text) {
         Slot slot = ahead.get().get(text);
         if (slot == null) {
             return null;

@@ -46,18 +46,18 @@ class TermsAheadTest {
         List<String> texts = texts(TermsAhead.PARALLEL_FROM + 5 * TermsAhead.SLICE + 7); // a last slice not full
         ahead.analyze(texts);
         for (String text : texts) {
-            assertThat(ahead.take(text)).as(text).isEqualTo(Fts5Terms.contentTerms(text));
+            assertThat(ahead.termsOf(text)).as(text).isEqualTo(Fts5Terms.contentTerms(text));
         }
-        assertThat(ahead.take(texts.getFirst())).as("kept for a retried batch").isEqualTo(Fts5Terms.contentTerms(texts.getFirst()));
-        assertThat(ahead.take("从未分析过的文本 never analyzed")).isNull();
+        assertThat(ahead.termsOf(texts.getFirst())).as("kept for a retried batch").isEqualTo(Fts5Terms.contentTerms(texts.getFirst()));
+        assertThat(ahead.termsOf("从未分析过的文本 never analyzed")).isNull();
 
         List<String> few = List.of("我养了一只橘猫", "The cat is orange.", "橘猫 named 小橘"); // below the batch size: computed on this thread
         ahead.analyze(few);
-        assertThat(ahead.take(few.get(1))).isEqualTo(Fts5Terms.contentTerms(few.get(1)));
+        assertThat(ahead.termsOf(few.get(1))).isEqualTo(Fts5Terms.contentTerms(few.get(1)));
         ahead.analyze(texts);
-        assertThat(ahead.take(few.get(2))).as("a new write forgets the last one's").isNull();
+        assertThat(ahead.termsOf(few.get(2))).as("a new write forgets the last one's").isNull();
         ahead.clear();
-        assertThat(ahead.take(texts.get(5))).isNull();
+        assertThat(ahead.termsOf(texts.get(5))).isNull();
     }
 
     @Test
@@ -84,7 +84,7 @@ class TermsAheadTest {
             assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
                 ahead.analyze(texts);
                 for (String text : texts) {
-                    assertThat(ahead.take(text)).as(text).isEqualTo(Fts5Terms.contentTerms(text));
+                    assertThat(ahead.termsOf(text)).as(text).isEqualTo(Fts5Terms.contentTerms(text));
                 }
             });
         } finally {
@@ -100,13 +100,13 @@ class TermsAheadTest {
         ahead.analyze(texts);
         AtomicReference<List<String>> seen = new AtomicReference<>(List.of("unset"));
         Thread other = Thread.ofPlatform().start(() -> {
-            seen.set(ahead.take(texts.get(0)));
+            seen.set(ahead.termsOf(texts.get(0)));
             ahead.analyze(texts(70));
             ahead.clear();
         });
         other.join();
-        assertThat(seen.get()).as("another thread's take").isNull();
-        assertThat(ahead.take(texts.get(0))).isEqualTo(Fts5Terms.contentTerms(texts.get(0)));
+        assertThat(seen.get()).as("another thread's read").isNull();
+        assertThat(ahead.termsOf(texts.get(0))).isEqualTo(Fts5Terms.contentTerms(texts.get(0)));
     }
 
     @Test
