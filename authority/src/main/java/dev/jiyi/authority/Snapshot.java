@@ -85,13 +85,12 @@ public final class Snapshot {
         return index.memories(this, query, filter, limit);
     }
 
-    /** R9: lexical memory candidates now and at any time, from {@code index} ({@link LexicalIndex#memoriesWithHistory}). */
-    public LexicalIndex.WithHistory memoryCandidatesWithHistory(LexicalIndex index, String query, Eligibility current,
-                                                                int limit, int historyLimit) {
+    /** R9: those of {@code rows} that match {@code query}, from {@code index} ({@link LexicalIndex#memoriesAmong}). */
+    public List<Candidate> memoryCandidatesAmong(LexicalIndex index, String query, Scope scope, Collection<Long> rows,
+                                                 int limit) {
         Limits.limit("limit", limit);
-        Limits.limit("historyLimit", historyLimit);
         requireOpen();
-        return index.memoriesWithHistory(this, query, current, limit, historyLimit);
+        return index.memoriesAmong(this, query, scope, rows, limit);
     }
 
     /** Lexical raw-event candidates of {@code scope} from {@code index}, best first. */
@@ -171,6 +170,26 @@ public final class Snapshot {
      */
     public Map<Long, TurnContext> turnContexts(Scope scope, Collection<Long> eventSequences) {
         return read("finding the turns around matching turns", () -> TurnContext.around(sql, scope, eventSequences));
+    }
+
+    /**
+     * R9: the rows of the scope's timeline facts (a subject and a fact key) that are not revoked and
+     * not valid at {@code at}: the earlier facts that later ones closed (T4) or that ended at a stated
+     * time, and facts not valid yet.
+     * Read through the timeline index, which holds the facts with a key only, so it costs what the
+     * scope's timelines hold, not what the scope does.
+     */
+    public List<Long> otherTimeFacts(Scope scope, Instant at) {
+        return read("finding the facts of other times", () -> {
+            PreparedStatement ps = sql.prepare("SELECT m.seq FROM memories m INDEXED BY memories_fact_timeline "
+                    + "WHERE m.persona_id = ? AND m.project_id = ? AND m.fact_key IS NOT NULL AND m.subject IS NOT NULL "
+                    + "AND m.revoked_at IS NULL AND NOT (" + Sql.validAt("m") + ") ORDER BY m.seq");
+            ps.setString(1, scope.personaId());
+            ps.setString(2, scope.projectId());
+            ps.setString(3, Times.format(at));
+            ps.setString(4, Times.format(at));
+            return Sql.list(ps, rs -> rs.getLong(1));
+        });
     }
 
     /**

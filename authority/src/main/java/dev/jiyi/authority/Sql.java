@@ -109,8 +109,16 @@ public final class Sql {
     public static String eligible(String alias, Eligibility filter) {
         String m = alias + ".";
         return m + "persona_id = ? AND " + m + "project_id = ? AND " + m + "revoked_at IS NULL"
-                + (filter.includeHistory() ? ""
-                        : " AND " + m + "valid_at <= ? AND (" + m + "invalid_at IS NULL OR " + m + "invalid_at > ?)");
+                + (filter.includeHistory() ? "" : " AND " + validAt(alias));
+    }
+
+    /**
+     * T3 on the memories table under {@code alias}: valid at a time, bound twice
+     * ({@code valid_at <= at < invalid_at}, an open {@code invalid_at} being NULL).
+     */
+    static String validAt(String alias) {
+        String m = alias + ".";
+        return m + "valid_at <= ? AND (" + m + "invalid_at IS NULL OR " + m + "invalid_at > ?)";
     }
 
     /** Binds {@link #eligible}'s parameters from index {@code first}; returns the next free index. */

@@ -100,15 +100,6 @@ public abstract class RecallIndexContract {
     }
 
     /**
-     * True when the lexical index answers {@link LexicalIndex#memoriesWithHistory} of a current
-     * recall, most of whose scope's memories are admitted, with one memory search rather than the
-     * interface's two.
-     */
-    protected boolean bothWindowsInOneSearch() {
-        return false;
-    }
-
-    /**
      * True when the lexical index analyzes text with jiyi's token stream (jieba index mode, CJK
      * unigrams, its stemmer), as FTS5 does. An index with another analyzer (Lucene's smartcn, for
      * comparison) skips the checks that rely on those tokens themselves; all others run.
@@ -791,54 +782,101 @@ public abstract class RecallIndexContract {
     }
 
     @Test
-    @DisplayName("R9 L4 memories now and at any time in one call: exactly the two searches' answers, whatever the limits")
-    void currentAndHistoryInOneCall() {
+    @DisplayName("R9 L4 memories among given rows: exactly the search at any time's answer for those rows, never a revoked or another scope's row, whatever the limit")
+    void memoriesAmongGivenRows() {
         List<Memory> eligible = new ArrayList<>();
         List<Memory> better = new ArrayList<>();
         crowd(eligible, better, null, null);
+        List<Memory> ties = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            remember(ALICE_WORK, "同分 tie 咖啡"); // equal scores: newest row first in both windows
+            ties.add(remember(ALICE_WORK, "同分 tie 咖啡")); // equal scores: newest row first
         }
         for (int i = 0; i < 40; i++) {
-            // Most of the scope's memories admitted now, as in a current recall: one search can serve both.
             remember(ALICE_WORK, "第" + i + "条备忘：周报写完以后整理了下个季度的计划，中午顺路买了咖啡 weekly notes " + i);
         }
-        int[][] limits = {{5, 20}, {1, 1}, {0, 3}, {3, 0}, {ALL, ALL}, {2, 50}, {40, 2}};
-        for (Eligibility now : List.of(Eligibility.current(ALICE_WORK, NOW), Eligibility.current(ALICE_WORK, Y2020),
-                Eligibility.current(CJK_SCOPE, NOW), Eligibility.current(BOB_WORK, NOW))) {
+        Memory tea = remember(ALICE_WORK, "绿茶 green tea 会议 meeting");
+        // The rows asked about: expired, future, revoked and other scopes' (the crowd), the weak current
+        // ones, the ties, one that holds other words, and one no memory has.
+        List<Long> asked = new ArrayList<>(rows(better.toArray(Memory[]::new)));
+        asked.addAll(rows(eligible.toArray(Memory[]::new)));
+        asked.addAll(rows(ties.toArray(Memory[]::new)));
+        asked.add(tea.rowId());
+        asked.add(9_999_999L);
+        Set<Long> wanted = Set.copyOf(asked);
+        int[] limits = {0, 1, 3, 5, 20, ALL};
+        for (Scope scope : List.of(ALICE_WORK, ALICE_HOME, BOB_WORK)) {
             for (String q : List.of("咖啡", "coffee 咖啡", "会议 meeting", "同分 tie 咖啡", "绿茶 green", "量子力学", "，。", "")) {
-                for (int[] l : limits) {
-                    List<Candidate> current = memories(q, now, l[0]);
-                    List<Candidate> history = memories(q, Eligibility.anyTime(now.scope()), l[1]);
-                    LexicalIndex.WithHistory both = authority.read(
-                            s -> s.memoryCandidatesWithHistory(index.lexical(), q, now, l[0], l[1]));
-                    assertThat(both.current()).as("now: %s at %s, limits %d/%d", q, now, l[0], l[1])
-                            .containsExactlyElementsOf(current);
-                    assertThat(both.history()).as("any time: %s at %s, limits %d/%d", q, now, l[0], l[1])
-                            .containsExactlyElementsOf(history);
+                List<Candidate> any = memories(q, Eligibility.anyTime(scope), ALL);
+                for (int limit : limits) {
+                    List<Candidate> expected = any.stream().filter(c -> wanted.contains(c.rowId())).limit(limit).toList();
+                    List<Candidate> among = authority.read(
+                            s -> s.memoryCandidatesAmong(index.lexical(), q, scope, asked, limit));
+                    assertThat(among).as("%s in %s, limit %d", q, scope, limit).containsExactlyElementsOf(expected);
                 }
             }
         }
-        assertThat(memories("咖啡", Eligibility.current(ALICE_WORK, NOW), ALL)).as("precondition: 3 + 4 + 40 match now")
-                .hasSize(47);
-        assertThat(memories("咖啡", Eligibility.anyTime(ALICE_WORK), ALL))
-                .as("precondition: and 20 expired and 10 future ones at any time, not the 10 revoked").hasSize(77);
-        assertThat(rows(memories("咖啡", Eligibility.anyTime(ALICE_WORK), 5)))
-                .as("precondition: the best matches at any time are not admitted now")
-                .doesNotContainAnyElementsOf(rows(memories("咖啡", Eligibility.current(ALICE_WORK, NOW), ALL)));
+        List<Candidate> among = authority.read(s -> s.memoryCandidatesAmong(index.lexical(), "咖啡", ALICE_WORK, asked, ALL));
+        List<Long> found = rows(among);
+        assertThat(found).as("the expired and future ones, the weak current ones and the ties")
+                .hasSize(30 + eligible.size() + ties.size())
+                .doesNotContain(tea.rowId(), 9_999_999L);
+        for (int i = 0; i < better.size(); i++) {
+            Memory m = better.get(i);
+            if (i % 5 >= 3) {
+                assertThat(found).as("revoked, or of another scope").doesNotContain(m.rowId());
+            }
+        }
+        List<Long> many = new ArrayList<>(asked);
+        for (long row = 10_000_000; row < 10_070_000; row++) {
+            many.add(row); // more rows than a search engine's terms filter takes at once
+        }
+        List<Candidate> fromMany = authority.read(s -> s.memoryCandidatesAmong(index.lexical(), "咖啡", ALICE_WORK, many, 20));
+        assertThat(fromMany).as("70,000 more rows that are no memory").containsExactlyElementsOf(
+                authority.read(s -> s.memoryCandidatesAmong(index.lexical(), "咖啡", ALICE_WORK, asked, 20)));
+        List<Candidate> none = authority.read(s -> s.memoryCandidatesAmong(index.lexical(), "咖啡", ALICE_WORK, List.of(), 5));
+        assertThat(none).as("no rows, no search").isEmpty();
         caughtUp(authority);
         SearchCounts counts = index.lexical().searchCounts();
         SearchCounts.Totals before = counts.totals(SearchCounts.Search.MEMORIES);
-        authority.read(s -> s.memoryCandidatesWithHistory(index.lexical(), "咖啡", Eligibility.current(ALICE_WORK, NOW),
-                5, 20));
-        assertThat(counts.totals(SearchCounts.Search.MEMORIES).minus(before).searches())
-                .as("memory searches for both windows").isEqualTo(bothWindowsInOneSearch() ? 1 : 2);
-        assertThatThrownBy(() -> authority.read(s -> s.memoryCandidatesWithHistory(index.lexical(), "咖啡",
-                Eligibility.anyTime(ALICE_WORK), 5, 5))).as("a query time is needed")
-                .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> authority.read(s -> s.memoryCandidatesWithHistory(index.lexical(), "咖啡",
-                Eligibility.current(ALICE_WORK, NOW), 5, -1))).as("limits are checked")
-                .isInstanceOf(InvalidInputException.class);
+        authority.read(s -> s.memoryCandidatesAmong(index.lexical(), "咖啡", ALICE_WORK, asked, 20));
+        assertThat(counts.totals(SearchCounts.Search.MEMORIES).minus(before).searches()).as("one memory search")
+                .isEqualTo(1);
+        assertThatThrownBy(() -> authority.read(s -> s.memoryCandidatesAmong(index.lexical(), "咖啡", ALICE_WORK, asked,
+                -1))).as("limits are checked").isInstanceOf(InvalidInputException.class);
+    }
+
+    @Test
+    @DisplayName("R9 L4 memories among given rows in a scope that holds every memory: the search at any time's answer for them, words of several pieces too")
+    void memoriesAmongInTheOnlyScope() {
+        List<Long> asked = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            String text = "第" + i + "次 follow-up 会议 meeting about the 咖啡 budget " + "咖啡".repeat(i % 3);
+            Memory m = switch (i % 3) {
+                case 0 -> episode(ALICE_WORK, text, Y2020, Y2021);
+                case 1 -> episode(ALICE_WORK, text, Y2030, null);
+                default -> remember(ALICE_WORK, text);
+            };
+            asked.add(m.rowId());
+        }
+        Memory revoked = remember(ALICE_WORK, "follow-up 咖啡 revoked later");
+        asked.add(revoked.rowId());
+        revoke(ALICE_WORK, revoked, "更正：follow-up 绿茶 green tea");
+        for (int i = 0; i < 4; i++) {
+            asked.add(remember(ALICE_WORK, "同分 tie follow-up").rowId());
+        }
+        remember(ALICE_WORK, "follow-up 咖啡 not asked about");
+        Set<Long> wanted = Set.copyOf(asked);
+        for (String q : List.of("follow-up", "follow-up meeting", "咖啡 会议", "同分 tie", "coffee", "")) {
+            List<Candidate> any = memories(q, Eligibility.anyTime(ALICE_WORK), ALL);
+            for (int limit : new int[] {1, 3, ALL}) {
+                List<Candidate> expected = any.stream().filter(c -> wanted.contains(c.rowId())).limit(limit).toList();
+                List<Candidate> among = authority.read(s -> s.memoryCandidatesAmong(index.lexical(), q, ALICE_WORK, asked, limit));
+                assertThat(among).as("%s, limit %d", q, limit).containsExactlyElementsOf(expected);
+            }
+        }
+        List<Candidate> followUp = authority.read(s -> s.memoryCandidatesAmong(index.lexical(), "follow-up", ALICE_WORK, asked, ALL));
+        assertThat(rows(followUp)).as("every asked row but the revoked one holds follow-up").hasSize(asked.size() - 1)
+                .doesNotContain(revoked.rowId());
     }
 
     @Test

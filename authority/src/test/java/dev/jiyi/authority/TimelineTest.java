@@ -43,6 +43,10 @@ class TimelineTest {
         return a.addMemory(scope, timelineFact(e, subject, key, validAt));
     }
 
+    private static List<Long> otherTimes(Authority a, Scope scope, Instant at) {
+        return a.read(s -> s.otherTimeFacts(scope, at));
+    }
+
     private static Validity validity(Authority a, Scope scope, Memory m) {
         return a.memory(scope, m.id()).orElseThrow().validity();
     }
@@ -288,6 +292,40 @@ class TimelineTest {
             assertThat(validity(a, ALICE_WORK, now)).isEqualTo(new Validity(T2020, T2022));
             assertThat(validity(a, ALICE_WORK, middle)).isEqualTo(new Validity(T2022, farFuture));
             assertThat(validity(a, ALICE_WORK, far)).isEqualTo(Validity.from(farFuture));
+        }
+    }
+
+    @Test
+    @DisplayName("R9 T4 the facts of other times: the superseded and future facts of the scope's timelines, never a current, revoked, unkeyed or other scope's one")
+    void factsOfOtherTimes() {
+        try (Authority a = open(dir)) {
+            Memory beijing = fact(a, ALICE_WORK, "我", "住址", T2020);
+            Memory shanghai = fact(a, ALICE_WORK, "我", "住址", T2021);
+            Memory shenzhen = fact(a, ALICE_WORK, "我", "住址", T2023); // not valid yet in 2022
+            Memory phone = fact(a, ALICE_WORK, "me", "phone", T2020); // alone on its timeline: current
+            Memory acme = fact(a, ALICE_WORK, "user", "employer", T2020);
+            Memory globex = fact(a, ALICE_WORK, "user", "employer", T2021);
+            // A superseded fact corrected: the mistaken one is revoked, the corrected one takes its place.
+            Memory acmeCorrected = a.correctMemory(ALICE_WORK, acme.id(),
+                    new CorrectionDraft("Acme Robotics 工业机器人", null, null)).corrected();
+            Event trip = userEvent(a, ALICE_WORK, "2020年去了日本 went to Japan", T2020);
+            a.addMemory(ALICE_WORK, MemoryDraft.builder(trip.id()).kind(Kind.EPISODE).basis(Basis.USER_STATEMENT)
+                    .text("去了日本 went to Japan").quote("去了日本").validAt(T2020).invalidAt(T2021).build()); // expired, no timeline
+            Memory bobOld = fact(a, BOB_WORK, "我", "住址", T2020);
+            fact(a, BOB_WORK, "我", "住址", T2021);
+            fact(a, ALICE_HOME, "我", "住址", T2020);
+
+            assertThat(otherTimes(a, ALICE_WORK, T2022))
+                    .containsExactly(beijing.rowId(), shenzhen.rowId(), acmeCorrected.rowId());
+            assertThat(otherTimes(a, ALICE_WORK, T2020))
+                    .as("in 2020 the later facts are the other times")
+                    .containsExactly(shanghai.rowId(), shenzhen.rowId(), globex.rowId());
+            assertThat(otherTimes(a, ALICE_WORK, T2023)).as("half-open: shanghai closed at 2023")
+                    .containsExactly(beijing.rowId(), shanghai.rowId(), acmeCorrected.rowId());
+            assertThat(otherTimes(a, BOB_WORK, T2022)).containsExactly(bobOld.rowId());
+            assertThat(otherTimes(a, ALICE_HOME, T2022)).isEmpty();
+            assertThat(otherTimes(a, new Scope("nobody", "nothing"), T2022)).isEmpty();
+            assertThat(phone.validity().contains(T2022)).isTrue();
         }
     }
 }

@@ -22,6 +22,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -265,34 +266,46 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
     }
 
     /**
-     * R9: both windows from one sum of the scope's rows' scores ({@link ScopedBm25#ranked}), which
-     * {@link #memories} would otherwise make twice; each window then keeps the best rows its filter
-     * admits. A scope with every row of the table ranks by FTS5's own query, twice.
+     * R9: the given rows' scores, summed as {@link #memories} sums them from the same postings (kept
+     * for the read) but for those rows alone ({@link ScopedBm25#ranked(List, Collection)}); a scope
+     * with every row of the table ranks them by FTS5's own query. Then the revoked ones are left out.
      */
     @Override
-    public WithHistory memoriesWithHistory(Snapshot snapshot, String query, Eligibility current, int limit,
-                                           int historyLimit) {
+    public List<Candidate> memoriesAmong(Snapshot snapshot, String query, Scope scope, Collection<Long> rows,
+                                         int limit) {
         List<String> searched = Fts5Terms.searchTerms(query);
-        if (current.includeHistory() || searched.isEmpty() || (limit == 0 && historyLimit == 0)) {
-            return LexicalIndex.super.memoriesWithHistory(snapshot, query, current, limit, historyLimit);
+        if (searched.isEmpty() || rows.isEmpty() || limit == 0) {
+            return List.of();
         }
         try {
-            ScopedBm25 own = scoped(snapshot, MEMORIES, current.scope());
-            List<String> asked = own.alone() ? List.of() : own.searched(searched);
+            ScopedBm25 own = scoped(snapshot, MEMORIES, scope);
+            List<String> asked = own.searched(searched);
             if (asked.isEmpty()) {
-                return LexicalIndex.super.memoriesWithHistory(snapshot, query, current, limit, historyLimit);
+                return List.of();
             }
-            RowScores scores = own.ranked(asked);
-            double ideal = own.ideal(searched);
-            List<Candidate> now = limit == 0 ? List.of() : EligibleRows.best(snapshot, scores, 1, current, limit);
-            List<Candidate> any = historyLimit == 0 ? List.of()
-                    : EligibleRows.best(snapshot, scores, 1, Eligibility.anyTime(current.scope()), historyLimit);
-            WithHistory found = new WithHistory(coverage(now, ideal), coverage(any, ideal));
-            counts.add(SearchCounts.Search.MEMORIES, own.visited(asked), found.rows());
-            return found;
+            List<Candidate> scored = own.alone() ? amongByFts5(snapshot, Fts5Terms.literal(scope, asked), rows)
+                    : own.ranked(asked, rows).best(Integer.MAX_VALUE, 1);
+            List<Candidate> best = EligibleRows.best(snapshot, scored, Eligibility.anyTime(scope), limit);
+            counts.add(SearchCounts.Search.MEMORIES, own.visited(asked), best.size());
+            return coverage(best, own.ideal(searched));
         } catch (SQLException e) {
             throw new StorageException("finding memory candidates", e);
         }
+    }
+
+    /**
+     * Those of {@code rows} that match {@code terms}, by FTS5's rank, best first. {@code +rowid}: as
+     * a constraint on the rowid, FTS5 would run the query once per row and count every posting of
+     * each term again for each; as an expression it filters one run's matches, and the rank is
+     * computed for those rows only.
+     */
+    private static List<Candidate> amongByFts5(Snapshot snapshot, String terms, Collection<Long> rows)
+            throws SQLException {
+        PreparedStatement ps = snapshot.sql().prepare("SELECT rowid, rank FROM memories_fts WHERE memories_fts MATCH ? "
+                + "AND +rowid IN (SELECT value FROM json_each(?)) ORDER BY rank, rowid DESC");
+        ps.setString(1, Fts5Terms.match(terms));
+        ps.setString(2, Sql.jsonArray(rows));
+        return candidates(ps);
     }
 
     private static final String MEMORIES = "memories";

@@ -11,6 +11,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -96,7 +97,7 @@ final class ScopedBm25 {
         return alone;
     }
 
-    /** The rows of the scope holding a term, and the term's saturation in each. */
+    /** The rows of the scope holding a term, in row order, and the term's saturation in each. */
     private record Hits(long[] rows, double[] saturation) {
     }
 
@@ -123,6 +124,32 @@ final class ScopedBm25 {
             double idf = idf(scopeRows(), h.rows.length);
             for (int i = 0; i < h.rows.length; i++) {
                 scores.add(h.rows[i], idf * h.saturation[i]);
+            }
+        }
+        return scores;
+    }
+
+    /**
+     * {@link #ranked}'s sums of {@code rows} only: each of them adds its terms in the same order, so
+     * its sum is the same double, and no other row is summed.
+     */
+    RowScores ranked(List<String> terms, Collection<Long> rows) throws SQLException {
+        long[] wanted = rows.stream().mapToLong(Long::longValue).sorted().distinct().toArray();
+        RowScores scores = new RowScores();
+        for (String term : terms) {
+            Hits h = hits(term);
+            double idf = idf(scopeRows(), h.rows.length);
+            int from = 0;
+            for (long row : wanted) {
+                // A term's rows are in row order (FTS5's doclists are): each wanted row is looked up
+                // past the last one found, so this reads a few entries per row, not every posting.
+                int at = Arrays.binarySearch(h.rows, from, h.rows.length, row);
+                if (at >= 0) {
+                    scores.add(row, idf * h.saturation[at]);
+                    from = at + 1;
+                } else {
+                    from = -at - 1;
+                }
             }
         }
         return scores;
@@ -249,7 +276,7 @@ final class ScopedBm25 {
      * this search returned).
      */
     private Hits fromRank(String term) throws SQLException {
-        PreparedStatement ps = sql.prepare("SELECT rowid, rank FROM " + table + " WHERE " + table + " MATCH ?");
+        PreparedStatement ps = sql.prepare("SELECT rowid, rank FROM " + table + " WHERE " + table + " MATCH ? ORDER BY rowid");
         ps.setString(1, "tokens : " + Fts5Terms.quoted(key, term));
         long[] rows = new long[16];
         double[] rank = new double[16];

@@ -30,9 +30,4 @@ class Fts5RecallIndexTest extends RecallIndexContract {
     protected boolean exactNeighbours() {
         return true;
     }
-
-    @Override
-    protected boolean bothWindowsInOneSearch() {
-        return true;
-    }
 }

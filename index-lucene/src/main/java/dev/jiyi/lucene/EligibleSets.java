@@ -82,26 +82,6 @@ final class EligibleSets {
         return new Eligible(this, Documents.livePool(filter.scope(), true), Eligibility.micros(filter.at()), filter);
     }
 
-    /**
-     * How many of the pool's memories the kept sets admit at the current recall's time over
-     * {@code reader}'s segments, or -1 when a segment has no kept set for that time (a time before
-     * every kept one: a search there checks the doc values). It computes the set of every segment,
-     * also of those the query's terms would not reach; a current recall of the scope reaches most.
-     */
-    long admitted(IndexReader reader, Eligibility filter) throws IOException {
-        String pool = Documents.livePool(filter.scope(), true);
-        long at = Eligibility.micros(filter.at());
-        long sum = 0;
-        for (LeafReaderContext leaf : reader.leaves()) {
-            Entry e = entry(leaf.reader(), pool, at);
-            if (e == null) {
-                return -1;
-            }
-            sum += e.count();
-        }
-        return sum;
-    }
-
     /** How many segment sets have been computed (a test's window on the cache). */
     synchronized long computed() {
         return computed;

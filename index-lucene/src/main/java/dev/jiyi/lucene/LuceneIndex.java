@@ -21,6 +21,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.lang.ref.WeakReference;
 import java.nio.file.Path;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.LongConsumer;
@@ -216,19 +217,16 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
         return searcher.memories(phrases, filter, limit);
     }
 
-    /** R9: both windows from one search ({@link LuceneSearcher#memoriesWithHistory}). */
+    /** R9: the rows' own search ({@link LuceneSearcher#memoriesAmong}). */
     @Override
-    public synchronized WithHistory memoriesWithHistory(Snapshot snapshot, String query, Eligibility current, int limit,
-                                                        int historyLimit) {
-        if (current.includeHistory()) {
-            throw new IllegalArgumentException("memoriesWithHistory needs a query time");
-        }
+    public synchronized List<Candidate> memoriesAmong(Snapshot snapshot, String query, Scope scope,
+                                                      Collection<Long> rows, int limit) {
         List<List<String>> phrases = phrases(query);
-        if (phrases.isEmpty() || (limit == 0 && historyLimit == 0)) {
-            return new WithHistory(List.of(), List.of());
+        if (phrases.isEmpty() || rows.isEmpty() || limit == 0) {
+            return List.of();
         }
         follow(snapshot);
-        return searcher.memoriesWithHistory(phrases, current, limit, historyLimit);
+        return searcher.memoriesAmong(phrases, scope, rows, limit);
     }
 
     @Override

@@ -10,7 +10,6 @@ import dev.jiyi.authority.index.SearchCounts;
 
 import org.apache.lucene.document.LongField;
 import org.apache.lucene.index.IndexReader;
-import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.BoostQuery;
@@ -21,7 +20,6 @@ import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.PhraseQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
-import org.apache.lucene.search.ScoreMode;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
 import org.apache.lucene.search.SortedNumericSelector;
@@ -29,11 +27,11 @@ import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.TopFieldCollectorManager;
 import org.apache.lucene.search.TopFieldDocs;
 import org.apache.lucene.search.TopScoreDocCollectorManager;
-import org.apache.lucene.search.Weight;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -109,68 +107,21 @@ final class LuceneSearcher {
     }
 
     /**
-     * R9: {@link #memories} now and at any time in one search. The search is the one at any time (the
-     * scope's memories but the revoked ones); it offers each hit to two windows, the first seeing
-     * only the hits {@code current} admits ({@link TwoWindows}), and skips what neither window can
-     * take (the lower of the two scores each needs). Every memory the current filter admits is one
-     * of the scope's unrevoked ones, and a hit's score does not depend on the window, so each window
-     * holds what a search of its own would. Where at least half the scope's memories are admitted
-     * (a current recall: nearly all are), the first window fills about as soon as the second, and
-     * the one search costs about what the current search did alone. Where fewer are (a recall as of
-     * a past date), the first window would fill late and hold back the skipping of both, so the two
-     * searches run apart.
+     * R9: those of {@code rows} that match, each scored as {@link #memories} scores it at any time:
+     * the same search (the scope's memories but the revoked ones), filtered to the rows (a set query
+     * on the row points: one walk of each segment's tree, where a set of key terms costs a seek per
+     * row and segment).
      */
-    LexicalIndex.WithHistory memoriesWithHistory(List<List<String>> phrases, Eligibility current, int limit,
-                                                 int historyLimit) {
-        Scope scope = current.scope();
-        if (!mostlyAdmitted(current)) {
-            return new LexicalIndex.WithHistory(limit == 0 ? List.of() : memories(phrases, current, limit),
-                    historyLimit == 0 ? List.of() : memories(phrases, Eligibility.anyTime(scope), historyLimit));
-        }
-        String field = Documents.MEMORY_TEXT;
-        try {
-            return h.withSearcher(acquired -> {
-                List<List<String>> asked = searched(acquired, field, scope, phrases);
-                if (asked.isEmpty()) {
-                    return new LexicalIndex.WithHistory(List.of(), List.of());
-                }
-                Query query = excluding(terms(field, scope, asked), Documents.revoked(scope));
-                IndexSearcher searcher = scoped(acquired, field, scope);
-                double ideal = ideal(searcher, field, scope, phrases);
-                Weight admitted = searcher.createWeight(searcher.rewrite(h.eligible.query(current)),
-                        ScoreMode.COMPLETE_NO_SCORES, 1);
-                CountedSearch<?, TopFieldDocs[]> counted = new CountedSearch<>(new TwoWindows(
-                        window(limit), window(historyLimit), admitted));
-                TopFieldDocs[] top = searcher.search(query, counted);
-                LexicalIndex.WithHistory found = new LexicalIndex.WithHistory(
-                        limit == 0 ? List.of() : candidates(top[0], ideal),
-                        historyLimit == 0 ? List.of() : candidates(top[1], ideal));
-                counts.add(SearchCounts.Search.MEMORIES, counted.visited(), found.rows());
-                return found;
-            });
-        } catch (IOException e) {
-            throw new StorageException("searching the Lucene index", e);
-        }
+    List<Candidate> memoriesAmong(List<List<String>> phrases, Scope scope, Collection<Long> rows, int limit) {
+        long[] wanted = rows.stream().mapToLong(Long::longValue).toArray();
+        return ranked(SearchCounts.Search.MEMORIES, Documents.MEMORY_TEXT, LongField.newSetQuery(Documents.ROW, wanted),
+                Documents.revoked(scope), scope, phrases, limit);
     }
 
     /** {@code query} but what {@code excluded} matches: outside the disjunction, which still skips by its terms' scores. */
     private static Query excluding(Query query, Query excluded) {
         return new BooleanQuery.Builder().add(query, BooleanClause.Occur.MUST)
                 .add(excluded, BooleanClause.Occur.MUST_NOT).build();
-    }
-
-    /** Whether the kept eligibility sets admit at least half the scope's memories at the recall's time. */
-    private boolean mostlyAdmitted(Eligibility current) {
-        try {
-            return h.withSearcher(acquired -> {
-                IndexReader reader = acquired.getIndexReader();
-                long admitted = h.eligible.admitted(reader, current);
-                long memories = reader.docFreq(new Term(Documents.POOL, Documents.livePool(current.scope(), true)));
-                return admitted >= 0 && 2 * admitted >= memories;
-            });
-        } catch (IOException e) {
-            throw new StorageException("searching the Lucene index", e);
-        }
     }
 
     /** The scope's events: no filter, since only events have the field and only the scope's hold its terms. */

@@ -41,11 +41,6 @@ class LuceneRecallIndexTest extends RecallIndexContract {
     }
 
     @Override
-    protected boolean bothWindowsInOneSearch() {
-        return true;
-    }
-
-    @Override
     protected void caughtUp(Authority authority) {
         lucene.catchUp(authority);
     }

@@ -19,6 +19,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.lang.ref.WeakReference;
 import java.nio.file.Path;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.function.LongConsumer;
@@ -172,6 +173,22 @@ public final class OpenSearchIndex implements LexicalIndex, Closeable {
         follow(snapshot);
         try {
             return searcher.memories(phrases, filter, limit);
+        } catch (IOException e) {
+            throw new StorageException("searching the OpenSearch index", e);
+        }
+    }
+
+    /** R9: the rows' own search ({@link Searcher#memoriesAmong}). */
+    @Override
+    public synchronized List<Candidate> memoriesAmong(Snapshot snapshot, String query, Scope scope,
+                                                      Collection<Long> rows, int limit) {
+        List<List<String>> phrases = phrases(query);
+        if (phrases.isEmpty() || rows.isEmpty() || limit == 0) {
+            return List.of();
+        }
+        follow(snapshot);
+        try {
+            return searcher.memoriesAmong(phrases, scope, rows, limit);
         } catch (IOException e) {
             throw new StorageException("searching the OpenSearch index", e);
         }

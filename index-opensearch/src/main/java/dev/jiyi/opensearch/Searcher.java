@@ -13,6 +13,7 @@ import tools.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -153,6 +154,30 @@ final class Searcher {
         return ranked(SearchCounts.Search.MEMORIES, Documents.MEMORY_TEXT, Documents.eligible(homeId.get(), filter),
                 filter.scope(), phrases, limit);
     }
+
+    /**
+     * R9: those of {@code rows} that match, each scored as {@link #memories} scores it at any time:
+     * the same search, filtered to the rows, at most {@link #ROWS_A_SEARCH} at a time (a terms
+     * filter refuses more than the cluster's {@code index.max_terms_count}, 65,536 by default).
+     */
+    List<Candidate> memoriesAmong(List<List<String>> phrases, Scope scope, Collection<Long> rows, int limit)
+            throws IOException {
+        List<Long> all = List.copyOf(new LinkedHashSet<>(rows));
+        List<Candidate> out = new ArrayList<>();
+        for (int from = 0; from < all.size(); from += ROWS_A_SEARCH) {
+            ObjectNode filter = Cluster.object();
+            ArrayNode both = filter.putObject("bool").putArray("filter");
+            both.add(Documents.eligible(homeId.get(), Eligibility.anyTime(scope)));
+            ArrayNode values = both.addObject().putObject("terms").putArray("row");
+            all.subList(from, Math.min(all.size(), from + ROWS_A_SEARCH)).forEach(values::add);
+            out.addAll(ranked(SearchCounts.Search.MEMORIES, Documents.MEMORY_TEXT, filter, scope, phrases, limit));
+        }
+        out.sort(Candidate.BEST_FIRST);
+        return out.size() > limit ? List.copyOf(out.subList(0, limit)) : out;
+    }
+
+    /** Rows a search of {@link #memoriesAmong} filters by. */
+    static final int ROWS_A_SEARCH = 10_000;
 
     List<Candidate> events(List<List<String>> phrases, Scope scope, int limit) throws IOException {
         return ranked(SearchCounts.Search.EVENTS, Documents.EVENT_TEXT,

@@ -35,7 +35,7 @@ final class RecallCandidates {
     /** The most a turn's context can be, as a share of the best match it is lent from. */
     static final double CONTEXT_CAP = 0.9;
 
-    /** Most matches of any time that recall follows to their timeline's current fact (R9). */
+    /** Most matching facts of other times that recall follows to their timeline's current fact (R9). */
     static final int TIMELINE_CANDIDATES = 20;
 
     /** A query's text and how much its evidence counts: the whole query, or a part of a dialogue. */
@@ -116,16 +116,14 @@ final class RecallCandidates {
         }
         List<View> views = views(request);
         int window = config.candidates(request.limit());
+        // R9: facts of other times that match lead to their timeline's current fact. They are searched
+        // among themselves, so that the many memories valid now never crowd them out.
+        List<Long> otherTimes = eligible.includeHistory() ? List.of() : snapshot.otherTimeFacts(scope, eligible.at());
         for (View view : views) {
-            List<Candidate> direct;
-            if (eligible.includeHistory()) {
-                direct = snapshot.memoryCandidates(index.lexical(), view.text(), eligible, window);
-            } else {
-                // R9: earlier facts that match lead to their timeline's current fact.
-                LexicalIndex.WithHistory found = snapshot.memoryCandidatesWithHistory(index.lexical(), view.text(),
-                        eligible, window, TIMELINE_CANDIDATES);
-                direct = found.current();
-                collect(history, view, found.history());
+            List<Candidate> direct = snapshot.memoryCandidates(index.lexical(), view.text(), eligible, window);
+            if (!otherTimes.isEmpty()) {
+                collect(history, view, snapshot.memoryCandidatesAmong(index.lexical(), view.text(), scope, otherTimes,
+                        TIMELINE_CANDIDATES));
             }
             collect(memories, view, direct);
             List<Candidate> raw = snapshot.eventCandidates(index.lexical(), view.text(), scope, config.eventCandidateLimit());

@@ -174,6 +174,43 @@ class RecallPrecisionTest extends RecallFixture {
     }
 
     @Test
+    @DisplayName("R9 a timeline's current fact is reached when 30 memories valid now match the question better than its earlier fact, in Chinese and in English")
+    void timelineUnderManyBetterMatches() {
+        everyday();
+        Demo d = demo();
+        String moved = event(Role.USER, "告诉你个消息：我上周搬到北京了。", NOW.minus(Duration.ofDays(30)));
+        Memory beijing = authority.addMemory(scope, MemoryDraft.builder(moved).kind(Kind.FACT).basis(Basis.USER_STATEMENT)
+                .text("用户搬到了北京").quote("我上周搬到北京了").subject("user").factKey("home_city").build());
+        String acmeEvent = event(Role.USER, "I work at Acme as a data engineer.", NOW.minus(Duration.ofDays(300)));
+        Memory acme = authority.addMemory(scope, MemoryDraft.builder(acmeEvent).kind(Kind.FACT).basis(Basis.USER_STATEMENT)
+                .text("Works at Acme as a data engineer").quote("I work at Acme as a data engineer").subject("user")
+                .factKey("employer").build());
+        String globexEvent = event(Role.USER, "Big news: I joined Globex last week.", NOW.minus(Duration.ofDays(20)));
+        Memory globex = authority.addMemory(scope, MemoryDraft.builder(globexEvent).kind(Kind.FACT)
+                .basis(Basis.USER_STATEMENT).text("Joined Globex as a staff engineer").quote("I joined Globex last week")
+                .subject("user").factKey("employer").build());
+        // Thirty memories valid now that hold more of each question than the earlier fact does.
+        for (int i = 0; i < 30; i++) {
+            said("朋友" + i + "住在学校附近，他说住那儿很方便 my friend lives near the school " + i,
+                    NOW.minus(Duration.ofDays(40 + i)));
+            said("Work from home again, work never stops, so much work " + i, NOW.minus(Duration.ofDays(40 + i)));
+        }
+        RecallResult home = recall(RecallConfig.DEFAULT).recall(
+                new RecallRequest(scope, "我住在哪里 where do I live", RecallMode.FAST, 50, null, false));
+        assertThat(ids(home)).as("the current home, through the timeline").contains(beijing.id())
+                .doesNotContain(d.shanghai().id());
+        assertThat(item(home, beijing.id()).evidence()).isEqualTo(Evidence.TIMELINE);
+        RecallResult work = recall(RecallConfig.DEFAULT).recall(
+                new RecallRequest(scope, "Where do I work now?", RecallMode.FAST, 50, null, false));
+        assertThat(ids(work)).as("the current employer, through the timeline").contains(globex.id())
+                .doesNotContain(acme.id());
+        assertThat(item(work, globex.id()).evidence()).isEqualTo(Evidence.TIMELINE);
+        assertThat(ids(recall(RecallConfig.DEFAULT).recall(
+                new RecallRequest(scope, "Where do I work now?", RecallMode.FAST, 50, null, true))))
+                .as("with history the earlier fact itself").contains(acme.id(), globex.id());
+    }
+
+    @Test
     @DisplayName("R11 demo: a neighbour's words never reach a turn an hour or more away: '门禁密码' does not find the cat")
     void contextStaysInTheConversation() {
         everyday();

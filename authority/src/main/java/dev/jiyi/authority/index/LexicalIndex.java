@@ -3,9 +3,8 @@ package dev.jiyi.authority.index;
 import dev.jiyi.authority.Scope;
 import dev.jiyi.authority.Snapshot;
 
-import java.util.HashSet;
+import java.util.Collection;
 import java.util.List;
-import java.util.Set;
 
 /**
  * A lexical index that proposes recall candidates: the FTS5 index, or the derived Lucene index.
@@ -90,37 +89,15 @@ public interface LexicalIndex {
     List<Candidate> memories(Snapshot snapshot, String query, Eligibility filter, int limit);
 
     /**
-     * R9: what a current recall asks of one query's memories, in one call: {@link #memories} for
-     * {@code current} (at most {@code limit}), and {@link #memories} at any time in its scope (at most
-     * {@code historyLimit}), whose earlier facts lead to their timeline's current one. Exactly those
-     * two answers; an index may find both in one search, since every memory the first admits the
-     * second does too. {@code current} does not include history.
+     * R9: those of {@code rows}, memories of {@code scope}, that match {@code query}, each with the
+     * score {@link #memories} gives it at any time, at most {@code limit}, best first; equal scores
+     * newest row first. Revoked rows and rows of other scopes are left out. Recall asks it for the
+     * scope's facts that are not valid at the query time (as many as its timelines hold, not as many
+     * as its memories), so that an earlier fact that matches leads to its timeline's current one even
+     * when thousands of current memories match better. An index answers it from the rows given,
+     * reading what those rows hold rather than every match.
      */
-    default WithHistory memoriesWithHistory(Snapshot snapshot, String query, Eligibility current, int limit,
-                                            int historyLimit) {
-        if (current.includeHistory()) {
-            throw new IllegalArgumentException("memoriesWithHistory needs a query time");
-        }
-        return new WithHistory(memories(snapshot, query, current, limit),
-                memories(snapshot, query, Eligibility.anyTime(current.scope()), historyLimit));
-    }
-
-    /** {@link #memoriesWithHistory}'s answer: the current memories, and those of any time. */
-    record WithHistory(List<Candidate> current, List<Candidate> history) {
-
-        public WithHistory {
-            current = List.copyOf(current);
-            history = List.copyOf(history);
-        }
-
-        /** The rows of both windows, each once: the hits a search that found both collected. */
-        public int rows() {
-            Set<Long> rows = new HashSet<>();
-            current.forEach(c -> rows.add(c.rowId()));
-            history.forEach(c -> rows.add(c.rowId()));
-            return rows.size();
-        }
-    }
+    List<Candidate> memoriesAmong(Snapshot snapshot, String query, Scope scope, Collection<Long> rows, int limit);
 
     /**
      * At most {@code limit} raw events of {@code scope} matching {@code query}, best first; equal
