@@ -72,6 +72,7 @@ public final class Authority implements AutoCloseable {
     private final Transactions tx;
     private final Archives archives;
     private final AtomicLong memoryRowsRead = new AtomicLong();
+    private final TimelineTimes timelineTimes = new TimelineTimes();
 
     private Authority(Sql sql, List<TransactionalIndex> attached) {
         this.sql = sql;
@@ -146,7 +147,7 @@ public final class Authority implements AutoCloseable {
      */
     public synchronized <T> T read(Function<Snapshot, T> work) {
         return tx.read("reading a snapshot", () -> {
-            Snapshot snapshot = new Snapshot(sql, vectors, events, memories, changeLog, memoryRowsRead);
+            Snapshot snapshot = new Snapshot(sql, vectors, events, memories, changeLog, memoryRowsRead, timelineTimes);
             try {
                 return work.apply(snapshot);
             } finally {

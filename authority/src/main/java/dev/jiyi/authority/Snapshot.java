@@ -47,16 +47,18 @@ public final class Snapshot {
     private final Memories memories;
     private final ChangeLogWriter changeLog;
     private final AtomicLong memoryRowsRead;
+    private final TimelineTimes timelineTimes;
     private boolean open = true;
 
     Snapshot(Sql sql, Vectors vectors, Events events, Memories memories, ChangeLogWriter changeLog,
-             AtomicLong memoryRowsRead) {
+             AtomicLong memoryRowsRead, TimelineTimes timelineTimes) {
         this.sql = sql;
         this.vectors = vectors;
         this.events = events;
         this.memories = memories;
         this.changeLog = changeLog;
         this.memoryRowsRead = memoryRowsRead;
+        this.timelineTimes = timelineTimes;
     }
 
     /**
@@ -175,21 +177,12 @@ public final class Snapshot {
     /**
      * R9: the rows of the scope's timeline facts (a subject and a fact key) that are not revoked and
      * not valid at {@code at}: the earlier facts that later ones closed (T4) or that ended at a stated
-     * time, and facts not valid yet.
-     * Read through the timeline index, which holds the facts with a key only, so it costs what the
-     * scope's timelines hold, not what the scope does.
+     * time, and facts not valid yet. The scope's keyed facts are read through the timeline index and
+     * kept until the change log moves ({@link TimelineTimes}), so a recall pays for listing them only
+     * after a write.
      */
     public List<Long> otherTimeFacts(Scope scope, Instant at) {
-        return read("finding the facts of other times", () -> {
-            PreparedStatement ps = sql.prepare("SELECT m.seq FROM memories m INDEXED BY memories_fact_timeline "
-                    + "WHERE m.persona_id = ? AND m.project_id = ? AND m.fact_key IS NOT NULL AND m.subject IS NOT NULL "
-                    + "AND m.revoked_at IS NULL AND NOT (" + Sql.validAt("m") + ") ORDER BY m.seq");
-            ps.setString(1, scope.personaId());
-            ps.setString(2, scope.projectId());
-            ps.setString(3, Times.format(at));
-            ps.setString(4, Times.format(at));
-            return Sql.list(ps, rs -> rs.getLong(1));
-        });
+        return read("finding the facts of other times", () -> timelineTimes.otherTimes(sql, scope, at, changeLog.head()));
     }
 
     /**

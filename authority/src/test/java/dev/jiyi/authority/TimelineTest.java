@@ -328,4 +328,41 @@ class TimelineTest {
             assertThat(phone.validity().contains(T2022)).isTrue();
         }
     }
+
+    @Test
+    @DisplayName("R9 T4 the facts of other times are listed again once the change log moves: a write here, in another scope, by another connection, a deletion")
+    void factsOfOtherTimesFollowTheLog() throws Exception {
+        Path file = dir.resolve("jiyi.db");
+        try (Authority a = open(dir)) {
+            Memory beijing = fact(a, ALICE_WORK, "我", "住址", T2020);
+            Memory shanghai = fact(a, ALICE_WORK, "我", "住址", T2021);
+            assertThat(otherTimes(a, ALICE_WORK, T2022)).containsExactly(beijing.rowId());
+            assertThat(otherTimes(a, ALICE_WORK, T2020)).as("the same list at another time").containsExactly(shanghai.rowId());
+
+            // A change the log does not see (no jiyi write makes one) shows that the list is kept:
+            // beijing reopened behind the authority's back is still listed until the log moves.
+            try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + file);
+                 java.sql.Statement st = c.createStatement()) {
+                st.execute("PRAGMA busy_timeout = 5000");
+                st.execute("UPDATE memories SET invalid_at = NULL WHERE seq = " + beijing.rowId());
+            }
+            assertThat(otherTimes(a, ALICE_WORK, T2022)).as("kept while the log stands").containsExactly(beijing.rowId());
+            userEvent(a, BOB_WORK, "别的范围 another scope", T2022); // any write moves the log
+            assertThat(otherTimes(a, ALICE_WORK, T2022)).as("read again after a write elsewhere").isEmpty();
+
+            // Another connection (a second process) supersedes a fact: listed at once.
+            Memory moscow;
+            try (Authority other = open(dir)) {
+                Event e = submit(other, event("ev-other", ALICE_WORK, Role.USER, "搬到了莫斯科 moved to Moscow", T2023));
+                moscow = other.addMemory(ALICE_WORK, timelineFact(e, "我", "住址", T2023));
+            }
+            assertThat(otherTimes(a, ALICE_WORK, T2022)).as("moscow is not valid yet in 2022").containsExactly(moscow.rowId());
+            assertThat(otherTimes(a, ALICE_WORK, T2023.plusSeconds(1))).as("in 2023 shanghai is closed by moscow")
+                    .contains(shanghai.rowId()).doesNotContain(moscow.rowId());
+
+            a.deleteMemory(ALICE_WORK, shanghai.id());
+            assertThat(otherTimes(a, ALICE_WORK, T2023.plusSeconds(1))).as("a deleted fact is gone")
+                    .doesNotContain(shanghai.rowId());
+        }
+    }
 }
