@@ -178,11 +178,11 @@ public final class Snapshot {
      * R9: the rows of the scope's timeline facts (a subject and a fact key) that are not revoked and
      * not valid at {@code at}: the earlier facts that later ones closed (T4) or that ended at a stated
      * time, and facts not valid yet. The scope's keyed facts are read through the timeline index and
-     * kept until the change log moves ({@link TimelineTimes}), so a recall pays for listing them only
-     * after a write.
+     * kept while the archive's memories stand still ({@link TimelineTimes}), so a recall pays for
+     * listing them only after a write.
      */
     public List<Long> otherTimeFacts(Scope scope, Instant at) {
-        return read("finding the facts of other times", () -> timelineTimes.otherTimes(sql, scope, at, changeLog.head()));
+        return read("finding the facts of other times", () -> timelineTimes.otherTimes(sql, scope, at));
     }
 
     /**

@@ -8,18 +8,23 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
- * The keyed facts of each scope with their times, kept across snapshots until the change log moves:
- * what R9's facts of other times ({@link Snapshot#otherTimeFacts}) are chosen from at any query time.
+ * The keyed facts of each scope with their times, kept across snapshots while the archive's memories
+ * stand still: what R9's facts of other times ({@link Snapshot#otherTimeFacts}) are chosen from at
+ * any query time.
  *
- * <p>Listing a scope's keyed facts reads each fact's row for its times: about 5 ms for the 6,000
- * keyed facts of a scope with 3,000 timelines, and every recall asked for it anew. The list changes
- * only when a memory is written, and every write to a memory appends to the change log (Lucene
- * follows the same log), so a list read at log head {@code h} holds for any snapshot whose head is
- * still {@code h}; the log's sequence only grows, also across processes writing the same file. What
- * depends on the query time is a filter over the kept list, with T3's own comparison: times are
- * compared as the stored strings, exactly as {@link Sql#validAt} compares them in SQL.
+ * <p>Listing a scope's keyed facts reads each fact's row for its times: about 5 ms for the 5,000
+ * keyed facts of a scope with 2,500 timelines, and every recall asked for it anew. A kept list is
+ * marked with the change log's head and the memories' last row. Every write that adds, changes,
+ * revokes, closes or deletes a memory appends to the change log in its transaction (the Lucene
+ * follower relies on the same), and the log's sequence only grows, also across processes writing
+ * the same file; an archive import or a restore writes memories without log entries, but only into
+ * an empty home, so the memories' last row moves. Reading both marks is one statement over the two
+ * tables' largest keys. What depends on the query time is a filter over the kept list, with T3's
+ * own comparison: times are compared as the stored strings, exactly as {@link Sql#validAt} compares
+ * them in SQL.
  *
  * <p>Shared by every snapshot of one authority, so by every thread that reads it; a scope's entry is
  * replaced whole, never changed. At most {@link #SCOPES} scopes are kept, the least recently asked
@@ -30,8 +35,12 @@ final class TimelineTimes {
     /** Scopes kept at most. */
     static final int SCOPES = 64;
 
-    /** A scope's keyed facts (not revoked), in row order, and the log head they were read at. */
-    private record Facts(long head, long[] rows, String[] validAt, String[] invalidAt) {
+    /** The state of the archive's memories a list was read in: the change log's head and the memories' last row. */
+    private record Mark(long log, long memory) {
+    }
+
+    /** A scope's keyed facts (not revoked), in row order, and the mark they were read at. */
+    private record Facts(Mark mark, long[] rows, String[] validAt, String[] invalidAt) {
     }
 
     private final Map<Scope, Facts> byScope = new LinkedHashMap<>(16, 0.75f, true) {
@@ -43,23 +52,21 @@ final class TimelineTimes {
 
     /**
      * The rows of {@code scope}'s keyed facts that are not revoked and not valid at {@code at}, in
-     * row order, over the connection of a snapshot whose change log ends at {@code head}.
+     * row order, read over the connection of a snapshot (inside its read transaction).
      */
-    List<Long> otherTimes(Sql sql, Scope scope, Instant at, long head) throws SQLException {
+    List<Long> otherTimes(Sql sql, Scope scope, Instant at) throws SQLException {
+        String time = Times.format(Objects.requireNonNull(at, "at"));
+        Mark mark = mark(sql);
         Facts facts;
         synchronized (this) {
             facts = byScope.get(scope);
         }
-        if (facts == null || facts.head() != head) {
-            facts = list(sql, scope, head);
+        if (facts == null || !facts.mark().equals(mark)) {
+            facts = list(sql, scope, mark);
             synchronized (this) {
-                Facts kept = byScope.get(scope);
-                if (kept == null || kept.head() <= head) {
-                    byScope.put(scope, facts);
-                }
+                byScope.put(scope, facts);
             }
         }
-        String time = Times.format(at);
         List<Long> out = new ArrayList<>();
         for (int i = 0; i < facts.rows().length; i++) {
             boolean valid = facts.validAt()[i].compareTo(time) <= 0
@@ -71,7 +78,15 @@ final class TimelineTimes {
         return out;
     }
 
-    private static Facts list(Sql sql, Scope scope, long head) throws SQLException {
+    private static Mark mark(Sql sql) throws SQLException {
+        try (ResultSet rs = sql.prepare("SELECT (SELECT coalesce(max(seq), 0) FROM change_log), "
+                + "(SELECT coalesce(max(seq), 0) FROM memories)").executeQuery()) {
+            rs.next();
+            return new Mark(rs.getLong(1), rs.getLong(2));
+        }
+    }
+
+    private static Facts list(Sql sql, Scope scope, Mark mark) throws SQLException {
         PreparedStatement ps = sql.prepare("SELECT m.seq, m.valid_at, m.invalid_at FROM memories m "
                 + "INDEXED BY memories_fact_timeline WHERE m.persona_id = ? AND m.project_id = ? "
                 + "AND m.fact_key IS NOT NULL AND m.subject IS NOT NULL AND m.revoked_at IS NULL ORDER BY m.seq");
@@ -87,7 +102,7 @@ final class TimelineTimes {
                 until.add(rs.getString(3));
             }
         }
-        return new Facts(head, rows.stream().mapToLong(Long::longValue).toArray(), from.toArray(String[]::new),
+        return new Facts(mark, rows.stream().mapToLong(Long::longValue).toArray(), from.toArray(String[]::new),
                 until.toArray(String[]::new));
     }
 }

@@ -358,11 +358,32 @@ class TimelineTest {
             }
             assertThat(otherTimes(a, ALICE_WORK, T2022)).as("moscow is not valid yet in 2022").containsExactly(moscow.rowId());
             assertThat(otherTimes(a, ALICE_WORK, T2023.plusSeconds(1))).as("in 2023 shanghai is closed by moscow")
-                    .contains(shanghai.rowId()).doesNotContain(moscow.rowId());
+                    .containsExactly(shanghai.rowId());
 
             a.deleteMemory(ALICE_WORK, shanghai.id());
-            assertThat(otherTimes(a, ALICE_WORK, T2023.plusSeconds(1))).as("a deleted fact is gone")
-                    .doesNotContain(shanghai.rowId());
+            assertThat(otherTimes(a, ALICE_WORK, T2023.plusSeconds(1))).as("a deleted fact is gone").isEmpty();
+            assertThat(otherTimes(a, ALICE_WORK, T2022)).as("moscow still to come").containsExactly(moscow.rowId());
+        }
+    }
+
+    @Test
+    @DisplayName("R9 T4 an archive imported into an open home (no change-log entry) has its facts of other times listed at once")
+    void factsOfOtherTimesAfterAnImport() throws Exception {
+        Path source = dir.resolve("source");
+        Path archive = dir.resolve("home.jsonl");
+        String beijingId;
+        try (Authority a = open(source)) {
+            beijingId = fact(a, ALICE_WORK, "我", "住址 home", T2020).id();
+            fact(a, ALICE_WORK, "我", "住址 home", T2021);
+            a.archives().export(archive, dev.jiyi.authority.archive.ArchiveFormat.JSONL, null, PhaseProgress.NONE);
+        }
+        try (Authority b = open(dir.resolve("target"))) {
+            assertThat(otherTimes(b, ALICE_WORK, T2022)).as("an empty home, its empty list kept").isEmpty();
+            try (java.io.InputStream in = java.nio.file.Files.newInputStream(archive)) {
+                b.archives().importFrom(in, PhaseProgress.NONE);
+            }
+            long beijing = b.memory(ALICE_WORK, beijingId).orElseThrow().rowId();
+            assertThat(otherTimes(b, ALICE_WORK, T2022)).as("the imported superseded fact").containsExactly(beijing);
         }
     }
 }
