@@ -7,7 +7,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.DoubleSupplier;
 import java.util.function.ToLongFunction;
 
 /**
@@ -262,21 +261,5 @@ public final class QueryCoverage {
             }
         }
         return false;
-    }
-
-    /**
-     * R6, R11: how much evidence the query has at all: the most of the query's {@link #words} that one
-     * row holds ({@code held}), each word weighed by {@link #evidenceWeight}. What a row does not hold
-     * decides as much as what it does: a row holding "explain" of "Explain the difference between TCP
-     * and UDP" holds little of it, because the words it lacks are specific (TCP and UDP are unknown
-     * to the language prior), while a row holding "sister" of "Where is my sister's wedding taking
-     * place?" holds much of it, because the words it lacks are everyday ones. Recall answers a query
-     * lexically only when this reaches the minimum evidence; 0 when no row shares a word with it.
-     *
-     * @param words how many words the query has
-     * @param held  the best share one row holds
-     */
-    public static double evidence(int words, DoubleSupplier held) {
-        return words == 0 ? 0 : held.getAsDouble();
     }
 }

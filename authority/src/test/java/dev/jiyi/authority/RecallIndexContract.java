@@ -1,6 +1,5 @@
 package dev.jiyi.authority;
 
-import dev.jiyi.analysis.QueryCoverage;
 import dev.jiyi.authority.index.Candidate;
 import dev.jiyi.authority.index.Eligibility;
 import dev.jiyi.authority.index.LexicalIndex;
@@ -1127,6 +1126,38 @@ public abstract class RecallIndexContract {
     }
 
     @Test
+    @DisplayName("R6 T3 R8 L4 whether some row holds the minimum evidence is answered as the best row answers it, from the rows a recall may return only: a revoked, an expired or another scope's memory holding every word does not count, an event of the scope does (Chinese, English, mixed)")
+    void minimumEvidenceFromAdmittedRowsOnly() {
+        for (int i = 0; i < 40; i++) {
+            remember(ALICE_WORK, "天气晴朗 sunny weather walk number " + i);
+        }
+        String query = "里斯本的婚礼 wedding in Lisbon";
+        String words = "里斯本 婚礼 wedding Lisbon";
+        Eligibility alice = Eligibility.current(ALICE_WORK, NOW);
+        // Memories whose own text holds every word, from events that hold none of them.
+        Memory wrong = keep(authority.addMemory(ALICE_WORK, MemoryDraft.builder(say(ALICE_WORK, "我们聊了很久 we talked").id())
+                .kind(Kind.FACT).basis(Basis.USER_STATEMENT).text(words).quote("聊了很久").build()));
+        revoke(ALICE_WORK, wrong, "更正 corrected: 其实没有 nothing");
+        keep(authority.addMemory(ALICE_WORK, MemoryDraft.builder(say(ALICE_WORK, "那年夏天 that summer").id())
+                .kind(Kind.EPISODE).basis(Basis.USER_STATEMENT).text(words).quote("那年夏天").validAt(Y2020)
+                .invalidAt(Y2021).build()));
+        remember(BOB_WORK, words);
+        assertThat(memoryRows(query, Eligibility.anyTime(ALICE_WORK))).as("precondition: the expired one matches")
+                .hasSize(1);
+        assertThat(evidence(query, alice)).as("only rows the recall may not return hold the words").isLessThan(0.25);
+        assertThat(evidence(query, Eligibility.current(BOB_WORK, NOW))).as("in the other scope").isGreaterThan(0.9);
+        // An event of the scope holding them is evidence, as a current memory is.
+        say(ALICE_WORK, "下个月去里斯本参加婚礼 the wedding is in Lisbon");
+        assertThat(evidence(query, alice)).as("an event holds them").isGreaterThanOrEqualTo(0.25);
+        remember(ALICE_HOME, words);
+        assertThat(evidence(query, Eligibility.current(ALICE_HOME, NOW))).as("a current memory holds them")
+                .isGreaterThan(0.9);
+        // A rare word beside words most rows hold: the common words' rows are looked up for the rare word's row only.
+        remember(ALICE_WORK, "天气晴朗 sunny weather walk 吉他");
+        assertThat(evidence("sunny weather walk 吉他", alice)).as("the row holding every word").isGreaterThan(0.9);
+    }
+
+    @Test
     @DisplayName("R6 the minimum-evidence rule holds from a home's first rows: in a scope of ten rows, however large the file, a common word shared is no evidence and the row a question is about is (Chinese, English)")
     void evidenceRuleHoldsInASmallScope() {
         for (int i = 0; i < 80; i++) {
@@ -1153,11 +1184,26 @@ public abstract class RecallIndexContract {
         assertThat(evidence("sunny lessons", Eligibility.current(BOB_WORK, NOW))).isGreaterThan(0);
     }
 
+    /**
+     * The query's evidence, the best row's share; and for every share around it, R6's question
+     * (does some row hold that much?) must be answered as the best row answers it, also exactly at
+     * the best row's share and just above it.
+     */
     private double evidence(String query, Eligibility filter) {
         caughtUp(authority);
         return authority.read(s -> {
             LexicalIndex.Coverage c = s.coverage(index.lexical(), query, filter);
-            return QueryCoverage.evidence(c.words(), c::held);
+            double held = c.words() == 0 ? 0 : c.held();
+            List<Double> shares = new ArrayList<>(List.of(0.05, 0.1, 0.25, 0.4, 0.5, 0.75, 1.0, 2.0));
+            if (held > 0) {
+                shares.addAll(List.of(held, Math.nextUp(held), Math.nextDown(held)));
+            }
+            for (double share : shares) {
+                assertThat(s.coverage(index.lexical(), query, filter).reaches(share))
+                        .as("some row holds %s of %s (the best holds %s)", share, query, held)
+                        .isEqualTo(held >= share);
+            }
+            return held;
         });
     }
 

@@ -419,7 +419,13 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
             ScopedBm25 events = scoped(snapshot, EVENTS, filter.scope());
             return Coverage.of(words.size(), () -> {
                 try {
-                    return held(snapshot, memories, events, words, filter);
+                    return held(snapshot, memories, events, words, filter, Double.NaN);
+                } catch (SQLException e) {
+                    throw new StorageException("measuring the query's evidence", e);
+                }
+            }, share -> {
+                try {
+                    return held(snapshot, memories, events, words, filter, share) >= share;
                 } catch (SQLException e) {
                     throw new StorageException("measuring the query's evidence", e);
                 }
@@ -429,18 +435,28 @@ public final class Fts5Index implements TransactionalIndex, LexicalIndex {
         }
     }
 
-    /** The most of the query one eligible memory or event of the scope holds. */
+    /**
+     * The most of the query one eligible memory or event of the scope holds, with {@code floor} NaN.
+     * With a floor, the best share of the rows that could reach it ({@link ScopedBm25#held(List, double)}),
+     * which is at least the floor if and only if the best row's is, and the events are not searched
+     * once a memory holds that much.
+     */
     private double held(Snapshot snapshot, ScopedBm25 memories, ScopedBm25 events, List<String> words,
-                        Eligibility filter) throws SQLException {
+                        Eligibility filter, double floor) throws SQLException {
         double best = 0;
         List<String> asked = memories.searched(words);
-        List<Candidate> memory = EligibleRows.best(snapshot, memories.held(asked), 1, filter, 1);
+        RowScores sums = Double.isNaN(floor) ? memories.held(asked) : memories.held(asked, floor * memories.evidenceIdeal(words));
+        List<Candidate> memory = EligibleRows.best(snapshot, sums, 1, filter, 1);
         counts.add(SearchCounts.Search.EVIDENCE, memories.visited(asked), memory.size());
         for (Candidate c : memory) {
             best = Math.max(best, c.score() / memories.evidenceIdeal(words));
         }
+        if (best >= floor) {
+            return best;
+        }
         asked = events.searched(words);
-        List<Candidate> held = events.held(asked).best(1, 1);
+        RowScores rows = Double.isNaN(floor) ? events.held(asked) : events.held(asked, floor * events.evidenceIdeal(words));
+        List<Candidate> held = rows.best(1, 1);
         counts.add(SearchCounts.Search.EVIDENCE, events.visited(asked), held.size());
         if (!held.isEmpty()) {
             best = Math.max(best, held.get(0).score() / events.evidenceIdeal(words));

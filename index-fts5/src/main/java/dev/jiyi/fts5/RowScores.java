@@ -4,6 +4,7 @@ import dev.jiyi.authority.index.Candidate;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.PriorityQueue;
 
@@ -21,6 +22,56 @@ final class RowScores {
     private int size;
     /** Open addressing: 0 is an empty slot, else the index of the row in the arrays above plus one. */
     private int[] slots = new int[128];
+
+    /**
+     * The sums of the rows that could reach {@code least}: for each term, its rows (in ascending
+     * order) and its weight, a row's sum being the weights of the terms it holds added in the terms'
+     * order, as the same adds term after term give it. The lightest terms whose weights together
+     * stay below {@code least} (with a margin for rounding) cannot lift a row to it alone, so only
+     * the rows of the heavier terms are summed, each exactly as it would be among all rows, with
+     * its count of terms. A light term's rows are still passed in, but where the summed rows are far
+     * fewer they are found in its rows by binary search instead of walking all of them.
+     */
+    static RowScores atLeast(long[][] rows, double[] weight, double least) {
+        int n = rows.length;
+        Integer[] byWeight = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            byWeight[i] = i;
+        }
+        Arrays.sort(byWeight, Comparator.comparingDouble(i -> weight[i]));
+        boolean[] light = new boolean[n];
+        double lightSum = 0;
+        for (int i : byWeight) {
+            if ((lightSum + weight[i]) * (1 + 1e-9) >= least) {
+                break;
+            }
+            lightSum += weight[i];
+            light[i] = true;
+        }
+        RowScores sums = new RowScores();
+        for (int i = 0; i < n; i++) {
+            if (!light[i]) {
+                for (long row : rows[i]) {
+                    sums.mark(row);
+                }
+            }
+        }
+        long[] summed = Arrays.copyOf(sums.rows, sums.size);
+        for (int i = 0; i < n; i++) {
+            if (light[i] && (long) summed.length * 32 < rows[i].length) {
+                for (long row : summed) {
+                    if (Arrays.binarySearch(rows[i], row) >= 0) {
+                        sums.addIfPresent(row, weight[i]);
+                    }
+                }
+            } else {
+                for (long row : rows[i]) {
+                    sums.addIfPresent(row, weight[i]);
+                }
+            }
+        }
+        return sums;
+    }
 
     /** Adds {@code value} to the row's sum and one to its count of terms. */
     void add(long row, double value) {
@@ -47,6 +98,37 @@ final class RowScores {
         if (2 * size > slots.length) {
             rehash();
         }
+    }
+
+    /** Gives the row a sum of 0 and no terms, if it has none yet: a row {@link #addIfPresent} then adds to. */
+    private void mark(long row) {
+        if (slotOf(row) < 0) {
+            add(row, 0.0);
+            counts[size - 1] = 0;
+        }
+    }
+
+    /** {@link #add}, for a row that has a sum already; nothing for any other. */
+    private void addIfPresent(long row, double value) {
+        int at = slotOf(row);
+        if (at >= 0) {
+            sums[at] += value;
+            counts[at]++;
+        }
+    }
+
+    /** The index of the row in the arrays, -1 when it has no sum. */
+    private int slotOf(long row) {
+        int mask = slots.length - 1;
+        int slot = hash(row) & mask;
+        while (slots[slot] != 0) {
+            int at = slots[slot] - 1;
+            if (rows[at] == row) {
+                return at;
+            }
+            slot = (slot + 1) & mask;
+        }
+        return -1;
     }
 
     /** How many rows have a sum. */

@@ -183,6 +183,23 @@ final class ScopedBm25 {
         return sums;
     }
 
+    /**
+     * {@link #held(List)} for the rows that could sum to {@code least} or more, each with exactly the
+     * sum it has there; the others are left out ({@link RowScores#atLeast}).
+     */
+    RowScores held(List<String> terms, double least) throws SQLException {
+        if (!(least > 0)) {
+            return held(terms);
+        }
+        long[][] rows = new long[terms.size()][];
+        double[] weight = new double[terms.size()];
+        for (int i = 0; i < rows.length; i++) {
+            rows[i] = hits(terms.get(i)).rows;
+            weight[i] = QueryCoverage.evidenceWeight(terms.get(i), idf(scopeRows(), rows[i].length), one(), scopeRows());
+        }
+        return RowScores.atLeast(rows, weight, least);
+    }
+
     /** The IDF of a term one row of the scope holds: what a term no row holds counts as. */
     private double one() throws SQLException {
         return idf(Math.max(scopeRows(), 1), 1);

@@ -49,4 +49,46 @@ class RowScoresTest {
             }
         }
     }
+
+    @Test
+    @DisplayName("R6 the rows that could reach a floor, summed apart: every row whose sum reaches it is there with the very sum and count all rows give it, light terms' rows found by binary search or by walking them")
+    void atLeastKeepsEveryRowThatReachesTheFloor() {
+        Random random = new Random(6);
+        for (int round = 0; round < 200; round++) {
+            int terms = 1 + random.nextInt(8);
+            long[][] rows = new long[terms][];
+            double[] weight = new double[terms];
+            RowScores all = new RowScores();
+            for (int t = 0; t < terms; t++) {
+                // Common light terms (thousands of rows) beside rare heavy ones (a handful): the binary-search path.
+                int held = random.nextBoolean() ? 1 + random.nextInt(5) : 500 + random.nextInt(3000);
+                java.util.TreeSet<Long> set = new java.util.TreeSet<>();
+                while (set.size() < held) {
+                    set.add(1 + (long) random.nextInt(5000));
+                }
+                rows[t] = set.stream().mapToLong(Long::longValue).toArray();
+                weight[t] = held < 10 ? 1 + random.nextDouble() * 5 : 0.01 + random.nextDouble() * 0.3;
+                for (long row : rows[t]) {
+                    all.add(row, weight[t]);
+                }
+            }
+            List<Candidate> every = all.best(Integer.MAX_VALUE, 1);
+            double best = every.isEmpty() ? 0 : every.get(0).score();
+            for (double least : new double[] {best * random.nextDouble(), best, Math.nextUp(best), 0.2, 1.0, 3.0}) {
+                if (!(least > 0)) {
+                    continue;
+                }
+                List<Candidate> reaching = every.stream().filter(c -> c.score() >= least).toList();
+                List<Candidate> kept = RowScores.atLeast(rows, weight, least).best(Integer.MAX_VALUE, 1);
+                assertThat(kept.stream().filter(c -> c.score() >= least).toList())
+                        .as("round %d, rows reaching %s", round, least).isEqualTo(reaching);
+                for (int n = 1; n <= 3; n++) {
+                    assertThat(RowScores.atLeast(rows, weight, least).best(Integer.MAX_VALUE, n).stream()
+                            .filter(c -> c.score() >= least).toList())
+                            .as("round %d, rows of %d terms or more reaching %s", round, n, least)
+                            .isEqualTo(all.best(Integer.MAX_VALUE, n).stream().filter(c -> c.score() >= least).toList());
+                }
+            }
+        }
+    }
 }

@@ -250,6 +250,10 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
             synchronized (this) {
                 return searcher.held(words, filter);
             }
+        }, share -> {
+            synchronized (this) {
+                return searcher.reaches(words, filter, share);
+            }
         });
     }
 

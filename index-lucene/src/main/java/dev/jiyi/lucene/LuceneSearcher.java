@@ -168,6 +168,20 @@ final class LuceneSearcher {
      * document, and the best document's sum is the answer.
      */
     double held(List<List<String>> words, Eligibility filter) {
+        return held(words, filter, Double.NaN);
+    }
+
+    /**
+     * Whether some eligible memory or event of the scope holds at least {@code share} of the query:
+     * {@code held(words, filter) >= share}, found by a search that skips the rows that cannot reach
+     * {@code share} and stops at the first that does ({@link FirstAtLeast}).
+     */
+    boolean reaches(List<List<String>> words, Eligibility filter, double share) {
+        return held(words, filter, share) >= share;
+    }
+
+    /** The best row's share with {@code floor} NaN; else the best share offered, at least {@code floor} if and only if a row reaches it. */
+    private double held(List<List<String>> words, Eligibility filter, double floor) {
         try {
             return h.withSearcher(acquired -> {
                 BooleanQuery.Builder any = new BooleanQuery.Builder();
@@ -185,6 +199,12 @@ final class LuceneSearcher {
                 }
                 Query q = new BooleanQuery.Builder().add(any.build(), BooleanClause.Occur.MUST)
                         .add(eligible.build(), BooleanClause.Occur.FILTER).build();
+                if (!Double.isNaN(floor)) {
+                    CountedSearch<?, Float> counted = new CountedSearch<>(new FirstAtLeast(floor));
+                    float best = acquired.search(q, counted);
+                    counts.add(SearchCounts.Search.EVIDENCE, counted.visited(), best >= floor ? 1 : 0);
+                    return Math.max(0.0, best);
+                }
                 // Only the best row counts: prune from the first hit, and stop once a row holds every word.
                 CountedSearch<?, TopDocs> counted = new CountedSearch<>(new TopScoreDocCollectorManager(1, null, 1));
                 TopDocs top = acquired.search(q, counted);

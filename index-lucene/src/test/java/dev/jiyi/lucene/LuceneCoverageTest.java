@@ -6,6 +6,7 @@ import dev.jiyi.authority.Memory;
 import dev.jiyi.authority.SeededRandom;
 import dev.jiyi.authority.index.Candidate;
 import dev.jiyi.authority.index.Eligibility;
+import dev.jiyi.authority.index.SearchCounts;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -113,5 +114,47 @@ class LuceneCoverageTest {
                     .allSatisfy(c -> assertThat(c.score()).isPositive().isLessThan(0.2));
             System.out.println("[coverage] one character: best memory " + memories.get(0) + ", event " + events.get(0));
         }
+    }
+
+    @Test
+    @DisplayName("R6 whether some row holds the minimum evidence skips the rows that cannot and stops at the first row that does: rows of growing coverage are all offered to find the best one, a few to find one over the floor, none of those holding only a common word (Chinese and English words)")
+    void minimumEvidenceStopsAtTheFirstRowThatHoldsIt() {
+        String[] words = {"苹果", "quokka", "香蕉", "zanzibar", "葡萄", "marmalade", "西瓜", "kalman", "草莓", "lisbon",
+            "菠萝", "potluck", "芒果", "guitar", "樱桃", "walrus"};
+        try (Authority a = Authority.open(home.resolve("jiyi.db"), List.of());
+             LuceneIndex lucene = LuceneIndex.open(home.resolve("lucene"), LuceneOptions.defaults())) {
+            Archive.fill(a, DIARY, "bg-", 40, SeededRandom.create("LuceneCoverageTest.minimumEvidence"));
+            // Rows holding only the query's commonest word, written first: far below any floor, never to be offered.
+            for (int i = 0; i < 30; i++) {
+                remember(a, DIARY, "common" + i, words[0] + " 随手记 note " + i);
+            }
+            // Row k holds the first k words: each row written holds more of the query than the one before.
+            for (int k = 1; k <= words.length; k++) {
+                remember(a, DIARY, "ladder" + k, String.join(" ", java.util.Arrays.copyOf(words, k)));
+            }
+            String query = String.join(" ", words);
+            Eligibility now = Eligibility.current(DIARY, NOW);
+            double best = a.read(s -> lucene.coverage(s, query, now).held());
+            SearchCounts.Totals toBest = evidenceSearch(lucene, () -> a.read(s -> lucene.coverage(s, query, now).held()));
+            assertThat(best).as("the last row holds every word, more than the ideal's eight").isGreaterThan(1.0);
+            for (double floor : new double[] {0.25, 0.5}) {
+                boolean[] reached = new boolean[1];
+                SearchCounts.Totals toFloor = evidenceSearch(lucene,
+                        () -> reached[0] = a.read(s -> lucene.coverage(s, query, now).reaches(floor)));
+                assertThat(reached[0]).as("a row holds %s", floor).isTrue();
+                assertThat(toFloor.collected()).as("the row found").isEqualTo(1);
+                assertThat(toFloor.visited()).as("rows offered to find one holding %s, against %s to find the best", floor,
+                        toBest.visited()).isLessThan(toBest.visited() / 2);
+            }
+            boolean over = a.read(s -> lucene.coverage(s, query, now).reaches(Math.nextUp(best)));
+            assertThat(over).as("none holds more than the best").isFalse();
+        }
+    }
+
+    /** What the evidence searches of {@code search} did. */
+    private static SearchCounts.Totals evidenceSearch(LuceneIndex lucene, Runnable search) {
+        SearchCounts.Totals before = lucene.searchCounts().totals(SearchCounts.Search.EVIDENCE);
+        search.run();
+        return lucene.searchCounts().totals(SearchCounts.Search.EVIDENCE).minus(before);
     }
 }

@@ -141,7 +141,7 @@ public final class Recall {
         RecallCandidates.Matches matches = candidates.matches(request, eligible, windows);
         // R6, R11: a query whose best direct match covers too little of it has no lexical evidence at
         // all (a shared character or common word is chance, however much better than the rest it is).
-        boolean lexicalEvidence = !matches.isEmpty() && matches.bestDirect() >= config.precision().minEvidence();
+        boolean lexicalEvidence = !matches.isEmpty() && matches.evidenced();
         if (!lexicalEvidence) {
             cosine = similar.standalone();
             if (cosine.isEmpty()) {

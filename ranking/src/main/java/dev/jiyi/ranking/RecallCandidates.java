@@ -48,11 +48,13 @@ final class RecallCandidates {
      * @param contexts per event, what the turns around it lend it
      * @param shared   per event, what the best match lends it through its own words
      *                 ({@link RecallCandidates#shared}; empty until it is asked for)
+     * @param evidenced whether some view's direct match holds R6's minimum evidence (the query is
+     *                  answered lexically at all)
      */
     record Matches(Map<Long, Double> memories, Map<Long, Double> events, Map<Long, Double> contexts,
-                   Map<Long, Double> shared, Map<Long, Double> history, double bestDirect) {
+                   Map<Long, Double> shared, Map<Long, Double> history, boolean evidenced) {
 
-        static final Matches NONE = new Matches(Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), 0);
+        static final Matches NONE = new Matches(Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), false);
 
         boolean isEmpty() {
             return memories.isEmpty() && events.isEmpty();
@@ -109,7 +111,8 @@ final class RecallCandidates {
         Map<Long, Double> memories = new HashMap<>();
         Map<Long, Double> events = new HashMap<>();
         Map<Long, Double> history = new HashMap<>();
-        double bestDirect = 0;
+        // R6: the query is answered lexically only if some direct match holds the minimum evidence.
+        boolean evidenced = config.precision().minEvidence() <= 0;
         List<String> times = new ArrayList<>();
         for (TimeExpressions.Window w : windows) {
             times.add(w.expression());
@@ -128,41 +131,44 @@ final class RecallCandidates {
             collect(memories, view, direct);
             List<Candidate> raw = snapshot.eventCandidates(index.lexical(), view.text(), scope, config.eventCandidateLimit());
             collect(events, view, raw);
-            if (!direct.isEmpty() || !raw.isEmpty()) {
-                bestDirect = Math.max(bestDirect, evidence(view.text(), times, eligible, request.dialogue().size() < 2));
+            if (!evidenced && (!direct.isEmpty() || !raw.isEmpty())) {
+                evidenced = evidenced(view.text(), times, eligible, request.dialogue().size() < 2);
             }
         }
-        return new Matches(memories, events, context(scope, events), Map.of(), history, bestDirect);
+        return new Matches(memories, events, context(scope, events), Map.of(), history, evidenced);
     }
 
     /**
-     * R6, R10: the query's evidence without the time expressions it names: a time is a window that
-     * boosts what happened then, not words the archive should hold (`两个月前的火锅` asks for 火锅). A
+     * R6, R10: whether the query has the minimum evidence without the time expressions it names: a
+     * time is a window that boosts what happened then, not words the archive should hold
+     * (`两个月前的火锅` asks for 火锅). A
      * query that is nothing but a time ("what did I say last week?") has no lexical evidence: rows
      * that happen to contain the words "last week" are chance. A query of several sentences also has
      * the evidence of its last sentence, when that has {@link #QUESTION_WORDS} words or more
      * ({@link QueryCoverage#lastSentence}); a dialogue is not split (its newest turn is a view of its own).
      */
-    private double evidence(String text, List<String> times, Eligibility eligible, boolean bySentence) {
+    private boolean evidenced(String text, List<String> times, Eligibility eligible, boolean bySentence) {
         String rest = text;
         for (String expression : times) {
             rest = rest.replace(expression, " ");
         }
-        double best = measured(rest, eligible, 1);
-        String question = bySentence ? QueryCoverage.lastSentence(rest) : null;
-        if (question != null) {
-            best = Math.max(best, measured(question, eligible, QUESTION_WORDS));
+        if (reaches(rest, eligible, 1)) {
+            return true;
         }
-        return best;
+        String question = bySentence ? QueryCoverage.lastSentence(rest) : null;
+        return question != null && reaches(question, eligible, QUESTION_WORDS);
     }
 
     /** Words the last sentence of a query needs before its own evidence counts: one word is a sign-off, not a question. */
     static final int QUESTION_WORDS = 2;
 
-    /** The evidence of {@code text}, 0 when it has fewer than {@code words} words. */
-    private double measured(String text, Eligibility eligible, int words) {
+    /**
+     * Whether {@code text}, of {@code words} words or more, has the minimum evidence: some row holds
+     * that share of it ({@link LexicalIndex.Coverage#reaches}, which an index may answer at the first such row).
+     */
+    private boolean reaches(String text, Eligibility eligible, int words) {
         LexicalIndex.Coverage coverage = snapshot.coverage(index.lexical(), text, eligible);
-        return coverage.words() < words ? 0 : QueryCoverage.evidence(coverage.words(), coverage::held);
+        return coverage.words() >= Math.max(1, words) && coverage.reaches(config.precision().minEvidence());
     }
 
     /**
@@ -273,7 +279,7 @@ final class RecallCandidates {
         if (lent.size() >= SHARED_CANDIDATES) {
             return matches; // words that this many turns hold tell none of them apart
         }
-        return new Matches(matches.memories(), events, matches.contexts(), lent, matches.history(), matches.bestDirect());
+        return new Matches(matches.memories(), events, matches.contexts(), lent, matches.history(), matches.evidenced());
     }
 
     private static void collect(Map<Long, Double> into, View view, List<Candidate> candidates) {

@@ -36,15 +36,15 @@ import java.util.List;
 public interface LexicalIndex {
 
     /**
-     * R6, R11: the statistics of how much evidence the query has here at all, which ranking turns
-     * into the query's evidence ({@code QueryCoverage.evidence}, the one place the rule lives): the
+     * R6, R11: the statistics of how much evidence the query has here at all, and the answer to R6's
+     * question, whether some row holds the minimum evidence ({@link Coverage#reaches}): the
      * query's {@code QueryCoverage.words} (its terms without the CJK characters of a longer query
      * word) and the most of the query's words one row holds, over the memories {@code filter} admits
      * and the events of its scope. A row holds the share of the ideal that its words make up: each word it holds counts its weight in the
      * ideal once ({@code QueryCoverage.evidenceWeight}: its IDF over the scope times how specific it
      * is in the language), however often it occurs and however short the row, since the question is
      * whether the archive holds what the query asks about, not how well one row matches.
-     * {@link Coverage#held} is asked for from the same snapshot, while it is open.
+     * {@link Coverage#held} and {@link Coverage#reaches} are asked for from the same snapshot, while it is open.
      */
     Coverage coverage(Snapshot snapshot, String query, Eligibility filter);
 
@@ -54,8 +54,17 @@ public interface LexicalIndex {
         /** No searchable word at all: no evidence. */
         Coverage NONE = of(0, () -> 0);
 
-        /** The statistics of a query of {@code words} words. */
+        /** The statistics of a query of {@code words} words, {@link #reaches} measuring the best row. */
         static Coverage of(int words, java.util.function.DoubleSupplier held) {
+            return of(words, held, share -> held.getAsDouble() >= share);
+        }
+
+        /**
+         * The statistics of a query of {@code words} words, with an index's own {@link #reaches}, which
+         * must answer exactly as {@code held.getAsDouble() >= share} would.
+         */
+        static Coverage of(int words, java.util.function.DoubleSupplier held,
+                           java.util.function.DoublePredicate reaches) {
             return new Coverage() {
                 @Override
                 public int words() {
@@ -66,6 +75,11 @@ public interface LexicalIndex {
                 public double held() {
                     return held.getAsDouble();
                 }
+
+                @Override
+                public boolean reaches(double share) {
+                    return reaches.test(share);
+                }
             };
         }
 
@@ -74,6 +88,13 @@ public interface LexicalIndex {
 
         /** The most of the query one eligible row holds. */
         double held();
+
+        /**
+         * Whether some eligible row holds at least {@code share} of the query: {@code held() >= share},
+         * which is all R6's minimum evidence asks. An index may answer it without finding the best row:
+         * skip the rows that cannot reach {@code share} and stop at the first that does.
+         */
+        boolean reaches(double share);
     }
 
     /** A short name for reports and {@code --index}: {@code fts5}, {@code lucene}. */
