@@ -75,17 +75,18 @@ final class RowScores {
 
     /** Adds {@code value} to the row's sum and one to its count of terms. */
     void add(long row, double value) {
-        int mask = slots.length - 1;
-        int slot = hash(row) & mask;
-        while (slots[slot] != 0) {
+        int slot = slot(row);
+        if (slots[slot] != 0) {
             int at = slots[slot] - 1;
-            if (rows[at] == row) {
-                sums[at] += value;
-                counts[at]++;
-                return;
-            }
-            slot = (slot + 1) & mask;
+            sums[at] += value;
+            counts[at]++;
+        } else {
+            insert(slot, row, value, 1);
         }
+    }
+
+    /** A new row in the empty {@code slot}, with its sum and count of terms. */
+    private void insert(int slot, long row, double value, int count) {
         if (size == rows.length) {
             rows = Arrays.copyOf(rows, 2 * size);
             sums = Arrays.copyOf(sums, 2 * size);
@@ -93,7 +94,7 @@ final class RowScores {
         }
         rows[size] = row;
         sums[size] = value;
-        counts[size] = 1;
+        counts[size] = count;
         slots[slot] = ++size;
         if (2 * size > slots.length) {
             rehash();
@@ -102,33 +103,30 @@ final class RowScores {
 
     /** Gives the row a sum of 0 and no terms, if it has none yet: a row {@link #addIfPresent} then adds to. */
     private void mark(long row) {
-        if (slotOf(row) < 0) {
-            add(row, 0.0);
-            counts[size - 1] = 0;
+        int slot = slot(row);
+        if (slots[slot] == 0) {
+            insert(slot, row, 0.0, 0);
         }
     }
 
     /** {@link #add}, for a row that has a sum already; nothing for any other. */
     private void addIfPresent(long row, double value) {
-        int at = slotOf(row);
-        if (at >= 0) {
+        int slot = slot(row);
+        if (slots[slot] != 0) {
+            int at = slots[slot] - 1;
             sums[at] += value;
             counts[at]++;
         }
     }
 
-    /** The index of the row in the arrays, -1 when it has no sum. */
-    private int slotOf(long row) {
+    /** The row's slot: the one holding it, else the empty one where it would go. */
+    private int slot(long row) {
         int mask = slots.length - 1;
         int slot = hash(row) & mask;
-        while (slots[slot] != 0) {
-            int at = slots[slot] - 1;
-            if (rows[at] == row) {
-                return at;
-            }
+        while (slots[slot] != 0 && rows[slots[slot] - 1] != row) {
             slot = (slot + 1) & mask;
         }
-        return -1;
+        return slot;
     }
 
     /** How many rows have a sum. */
