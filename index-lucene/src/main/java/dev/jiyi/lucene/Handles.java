@@ -15,7 +15,7 @@ import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.TieredMergePolicy;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.SearcherManager;
-import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.LockObtainFailedException;
 import org.apache.lucene.util.quantization.QuantizedByteVectorValues;
 
@@ -60,7 +60,7 @@ final class Handles {
     final EligibleSets eligible = new EligibleSets();
 
     String dirName;
-    FSDirectory directory;
+    Directory directory;
     /** Null when another process holds the write lock. */
     IndexWriter writer;
     SearcherManager searchers;
@@ -87,7 +87,7 @@ final class Handles {
                 return;
             }
             dirName = current.get().getFileName().toString();
-            directory = FSDirectory.open(current.get());
+            directory = new TurnCache(current.get());
             lastLockAttempt = System.nanoTime();
             try {
                 writer = new IndexWriter(directory, config(IndexWriterConfig.OpenMode.APPEND));

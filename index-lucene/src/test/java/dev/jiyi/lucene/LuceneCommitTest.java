@@ -1,6 +1,7 @@
 package dev.jiyi.lucene;
 
 import dev.jiyi.authority.Authority;
+import dev.jiyi.authority.FileBytes;
 import dev.jiyi.authority.Memory;
 import dev.jiyi.authority.index.Eligibility;
 
@@ -18,9 +19,14 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import static dev.jiyi.lucene.Archive.DIARY;
 import static dev.jiyi.lucene.Archive.NOW;
@@ -72,6 +78,65 @@ class LuceneCommitTest {
                 assertThat(committed(dir, violin)).isFalse();
             }
             assertThat(committed(dir, violin)).as("closing commits").isTrue();
+        }
+    }
+
+    @Test
+    @DisplayName("L2 L4 what a search applies between commits is kept in memory, not written to files: no file appears until catchUp commits it, and then the turns are on disk (Chinese, English, mixed)")
+    void searchesWriteNoFileBeforeTheCommit() throws IOException {
+        try (Authority a = Authority.open(home.resolve("jiyi.db"), List.of());
+             LuceneIndex lucene = LuceneIndex.open(home.resolve("lucene"), LuceneOptions.defaults())) {
+            remember(a, DIARY, "tea", "我每天早上喝乌龙茶 oolong tea every morning");
+            lucene.catchUp(a);
+            Path dir = lucene.directory().orElseThrow();
+            Set<String> before = files(dir);
+            List<Memory> said = new ArrayList<>();
+            for (String text : List.of("周末去香山爬山", "piano practice at night", "晚上练钢琴 piano", "周六学游泳 swimming")) {
+                said.add(remember(a, DIARY, "m" + said.size(), text));
+                assertThat(rows(memories(a, lucene, text, CURRENT, 10))).as("found at once: %s", text)
+                        .contains(said.get(said.size() - 1).rowId());
+            }
+            assertThat(files(dir)).as("files after four searches applied four turns").isEqualTo(before);
+            lucene.catchUp(a);
+            assertThat(files(dir)).as("files after the commit").isNotEqualTo(before);
+            for (Memory m : said) {
+                assertThat(committed(dir, m)).as("committed: %s", m.text()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("D1 L4 a turn a search applied and a deletion removed before any commit never reaches the disk: no file holds its words before the deletion, after it or after closing; committed, they are there (Chinese, English)")
+    void deletedBeforeTheCommitNeverReachesTheDisk() throws IOException {
+        String secret = "我的秘方是鳄梨酱配榴莲 zanzibarmarmalade recipe";
+        Path files = home.resolve("lucene");
+        try (Authority a = Authority.open(home.resolve("jiyi.db"), List.of())) {
+            try (LuceneIndex lucene = LuceneIndex.open(files, LuceneOptions.defaults())) {
+                remember(a, DIARY, "tea", "我每天早上喝乌龙茶 oolong tea every morning");
+                lucene.catchUp(a);
+                Memory said = remember(a, DIARY, "secret", secret);
+                assertThat(rows(memories(a, lucene, "鳄梨酱 zanzibarmarmalade", CURRENT, 10))).containsExactly(said.rowId());
+                assertThat(FileBytes.filesContaining(files, "zanzibarmarmalad")).as("applied, in memory only").isEmpty();
+                assertThat(FileBytes.filesContaining(files, "鳄梨")).isEmpty();
+                a.deleteEvent(DIARY, said.eventId());
+                assertThat(memories(a, lucene, "鳄梨酱 zanzibarmarmalade", CURRENT, 10)).isEmpty();
+                assertThat(FileBytes.filesContaining(files, "zanzibarmarmalad")).as("after the deletion's commit").isEmpty();
+                assertThat(FileBytes.filesContaining(files, "鳄梨")).isEmpty();
+            }
+            assertThat(FileBytes.filesContaining(files, "zanzibarmarmalad")).as("after closing").isEmpty();
+            assertThat(FileBytes.filesContaining(files, "鳄梨")).isEmpty();
+            try (LuceneIndex lucene = LuceneIndex.open(files, LuceneOptions.defaults())) {
+                remember(a, DIARY, "again", secret);
+                lucene.catchUp(a);
+                assertThat(FileBytes.filesContaining(files, "zanzibarmarmalad")).as("committed, the scan finds it").isNotEmpty();
+            }
+        }
+    }
+
+    /** The files in {@code dir} on disk. */
+    private static Set<String> files(Path dir) throws IOException {
+        try (Stream<Path> list = Files.list(dir)) {
+            return list.map(p -> p.getFileName().toString()).collect(Collectors.toSet());
         }
     }
 
