@@ -31,7 +31,10 @@ import java.util.concurrent.Callable;
  * connection) or did more work of their own: after each reopen, small new segments to search and
  * terms to look up again (a JFR profile in docs/benchmarks.md found mostly the second). A last phase
  * writes {@code --writes} turns back to back with no recall, so that a write's own time is measured
- * too, without waits for recalls.
+ * too, without waits for recalls. Between the two, a phase writes a turn before every recall, as a
+ * conversation does (the host submits the user's turn, then asks for memories to answer it): every
+ * recall then follows the log and reopens its view, the cost the once-a-second writer shows in one
+ * call of fifty.
  */
 @Command(name = "tail", mixinStandardHelpOptions = true,
         description = "Splits fast recall's slow calls by cause: a collection, the first recall after an ingest, or neither.")
@@ -129,8 +132,10 @@ public final class TailHarness implements Callable<Integer> {
             try (writer) {
                 phases.add(phase("beside a writer", recall, requests, seconds, writer));
             }
+            long next = corpus.size() + writer.submitted(); // the turns after the writer's
+            phases.add(conversation(jiyi, corpus, recall, requests, seconds, next));
             if (writes > 0) {
-                long first = corpus.size() + writer.submitted(); // the turns after the writer's
+                long first = next + phases.getLast().eventWrites().length;
                 long[][] times = new long[2][writes];
                 for (int i = 0; i < writes; i++) {
                     long[] turn = BackgroundIngest.write(jiyi.authority(), corpus, first + i, "-alone");
@@ -170,6 +175,41 @@ public final class TailHarness implements Callable<Integer> {
         }
         long[][] writes = writer == null ? new long[][] {new long[0], new long[0]} : writer.writeTimes();
         return new Phase(name, nanos, collected, after, writes[0], writes[1]);
+    }
+
+    /**
+     * Recalls as a conversation makes them: turn {@code first}, {@code first + 1}, ... written (its
+     * event, then its memory) before each recall, so that every recall follows a log that moved and
+     * searches a view the turn changed. The recall is timed, the writes apart.
+     */
+    private static Phase conversation(Jiyi jiyi, ZipfCorpus corpus, Recall recall, List<RecallRequest> requests,
+                                      int seconds, long first) {
+        List<long[]> calls = new ArrayList<>();
+        List<long[]> writes = new ArrayList<>();
+        long end = System.nanoTime() + seconds * 1_000_000_000L;
+        for (int i = 0; System.nanoTime() < end; i++) {
+            writes.add(BackgroundIngest.write(jiyi.authority(), corpus, first + i, "-conversation"));
+            long gcBefore = collections();
+            long start = System.nanoTime();
+            recall.recall(requests.get(i % requests.size()));
+            calls.add(new long[] {System.nanoTime() - start, collections() != gcBefore ? 1 : 0});
+        }
+        int n = calls.size();
+        long[] nanos = new long[n];
+        boolean[] collected = new boolean[n];
+        boolean[] after = new boolean[n];
+        long[][] written = new long[2][n];
+        for (int i = 0; i < n; i++) {
+            nanos[i] = calls.get(i)[0];
+            collected[i] = calls.get(i)[1] == 1;
+            after[i] = true;
+            written[0][i] = writes.get(i)[0];
+            written[1][i] = writes.get(i)[1];
+        }
+        Arrays.sort(written[0]);
+        Arrays.sort(written[1]);
+        return new Phase("in conversation (a turn written before each recall)", nanos, collected, after, written[0],
+                written[1]);
     }
 
     private static long collections() {

@@ -215,13 +215,19 @@ class JmhBenchmarksTest {
     }
 
     @Test
-    @DisplayName("B1 tail: recalls alone, then beside a writer of a turn a second, then writes alone: the writes are timed and the recalls after them marked")
+    @DisplayName("B1 tail: recalls alone, then beside a writer of a turn a second, then in conversation (a turn before each recall), then writes alone: the writes are timed and the recalls after them marked")
     void tailAloneAndBesideAWriter() {
         List<TailHarness.Phase> phases = TailHarness.run(SIZE, "lucene", ZipfCorpus.QueryKind.KNOWN_ITEM, 3, 10, 20);
-        assertThat(phases).extracting(TailHarness.Phase::name).containsExactly("alone", "beside a writer", "writes alone");
-        assertThat(phases.get(2).nanos()).isEmpty();
-        assertThat(phases.get(2).eventWrites()).hasSize(20).isSorted();
-        assertThat(phases.get(2).memoryWrites()).hasSize(20).doesNotContain(0L);
+        assertThat(phases).extracting(TailHarness.Phase::name).containsExactly("alone", "beside a writer",
+                "in conversation (a turn written before each recall)", "writes alone");
+        assertThat(phases.get(3).nanos()).isEmpty();
+        assertThat(phases.get(3).eventWrites()).hasSize(20).isSorted();
+        assertThat(phases.get(3).memoryWrites()).hasSize(20).doesNotContain(0L);
+        TailHarness.Phase conversation = phases.get(2);
+        assertThat(conversation.nanos()).isNotEmpty();
+        assertThat(conversation.eventWrites()).as("a turn before each recall").hasSameSizeAs(conversation.nanos())
+                .doesNotContain(0L);
+        assertThat(conversation.afterIngest()).containsOnly(true);
         TailHarness.Phase alone = phases.get(0);
         TailHarness.Phase beside = phases.get(1);
         assertThat(alone.nanos()).isNotEmpty();
