@@ -114,8 +114,9 @@ public final class TailHarness implements Callable<Integer> {
     }
 
     /**
-     * The phases on one copy of the archive: recalls alone, then beside a writer, then {@code writes}
-     * turns written back to back with no recall (what a write itself costs, with no wait for a recall).
+     * The phases on one copy of the archive: recalls alone, then beside a writer, then in
+     * conversation (a turn written before each recall), then {@code writes} turns written back to
+     * back with no recall (what a write itself costs, with no wait for a recall).
      */
     static List<Phase> run(int size, String index, QueryKind kind, int seconds, int warmup, int writes) {
         CachedArchive archive = JmhArchives.openZipf(size);
@@ -240,7 +241,7 @@ public final class TailHarness implements Callable<Integer> {
         out.printf(Locale.ROOT, "  %d during a collection, %d first after an ingest; at or over the p99: %d, of them "
                 + "%d during a collection, %d first after an ingest, %d neither%n", collected, after, slow[0], slow[1],
                 slow[2], slow[3]);
-        printWrites(p, "writer's ");
+        printWrites(p, p.name().equals("beside a writer") ? "writer's " : "");
     }
 
     private void printWrites(Phase p, String whose) {

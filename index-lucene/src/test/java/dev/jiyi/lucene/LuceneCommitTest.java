@@ -129,6 +129,7 @@ class LuceneCommitTest {
                 remember(a, DIARY, "again", secret);
                 lucene.catchUp(a);
                 assertThat(FileBytes.filesContaining(files, "zanzibarmarmalad")).as("committed, the scan finds it").isNotEmpty();
+                assertThat(FileBytes.filesContaining(files, "鳄梨")).as("and its Chinese").isNotEmpty();
             }
         }
     }
