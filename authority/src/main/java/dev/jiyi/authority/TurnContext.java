@@ -17,12 +17,17 @@ import java.util.Map;
  * and a turn's own words rarely say everything it is about).
  *
  * <p>A turn's context is the conversation events next to it in its session, in arrival order
- * (sequence), that happened within {@link #GAP} of it: {@code near} the one before and the one after,
- * {@code far} the two beyond those. The gap keeps standalone memories that merely share a session
- * (notes submitted days apart, or everything a host put in the default session) from lending each
- * other their matches; turns of one dialogue are minutes apart. References, persona sources and
- * corrections are no one's context and have none. The relation is symmetric: a turn is in the
- * context of each turn in its own.
+ * (sequence), that happened within {@link #GAP} of it and are part of an exchange with it: {@code near}
+ * the one before and the one after, {@code far} the two beyond those. The gap keeps standalone
+ * memories that merely share a session (notes submitted days apart, or everything a host put in the
+ * default session) from lending each other their matches; turns of one dialogue are minutes apart.
+ * The exchange keeps one speaker's run of statements from doing the same: a neighbour is context
+ * only if it, or a turn between it and the turn, has another role ({@link #neighbours}). A reply is
+ * about what it answers, and the turns around an exchange are about what it is about; a speaker's
+ * statements told one after another with no reply between them (a user listing the events of their
+ * week, each a fact of its own) say nothing about each other by their order. References, persona
+ * sources and corrections are no one's context and have none. The relation is symmetric: a turn is
+ * in the context of each turn in its own.
  *
  * <p>Nothing of it is stored: it is read from the events table when recall needs it, so an arriving
  * turn changes no index row but its own and a deleted turn leaves no one's context in the same
@@ -55,7 +60,7 @@ public record TurnContext(List<Long> near, List<Long> far) {
     /**
      * The contexts of those of {@code sequences} that are conversation turns of {@code scope}, by
      * sequence in ascending order, leaving out turns with none; reads only the turns' and their
-     * neighbours' sequences and times, in one statement (each turn's neighbours on each side are a
+     * neighbours' sequences, times and roles, in one statement (each turn's neighbours on each side are a
      * subquery on the session index, nearest first).
      */
     static Map<Long, TurnContext> around(Sql sql, Scope scope, Collection<Long> sequences) throws SQLException {
@@ -65,7 +70,7 @@ public record TurnContext(List<Long> near, List<Long> far) {
         }
         // The unary + keeps the planner on the primary key: by the scope's index it would read the
         // whole scope to find a hundred turns (SQLite has no statistics to tell it otherwise).
-        PreparedStatement ps = sql.prepare("SELECT e.sequence, e.occurred_at, " + neighbours("<", "DESC") + ", "
+        PreparedStatement ps = sql.prepare("SELECT e.sequence, e.occurred_at, e.role, " + neighbours("<", "DESC") + ", "
                 + neighbours(">", "ASC") + " FROM events e "
                 + "WHERE e.sequence IN (SELECT value FROM json_each(?)) AND +e.persona_id = ? AND +e.project_id = ? "
                 + "AND e.category = 'conversation' ORDER BY e.sequence");
@@ -75,18 +80,23 @@ public record TurnContext(List<Long> near, List<Long> far) {
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 Instant at = Times.read(rs.getString(2));
+                String role = rs.getString(3);
                 List<Long> near = new ArrayList<>(2);
                 List<Long> far = new ArrayList<>(2);
-                for (int side = 3; side <= 4; side++) {
+                for (int side = 4; side <= 5; side++) {
                     String turns = rs.getString(side);
                     if (turns == null) {
                         continue;
                     }
                     String[] each = turns.split(",");
+                    boolean exchange = false;
                     for (int i = 0; i < each.length; i++) {
+                        // "sequence time role": neither a time nor a role holds a space
                         int space = each[i].indexOf(' ');
-                        Instant when = Times.read(each[i].substring(space + 1));
-                        if (Duration.between(when, at).abs().compareTo(GAP) <= 0) {
+                        int last = each[i].lastIndexOf(' ');
+                        exchange |= !each[i].substring(last + 1).equals(role);
+                        Instant when = Times.read(each[i].substring(space + 1, last));
+                        if (exchange && Duration.between(when, at).abs().compareTo(GAP) <= 0) {
                             (i == 0 ? near : far).add(Long.parseLong(each[i], 0, space, 10));
                         }
                     }
@@ -101,11 +111,14 @@ public record TurnContext(List<Long> near, List<Long> far) {
 
     /**
      * The {@link #REACH} conversation turns of the outer turn {@code e}'s session on one side of
-     * it ({@code <} before, {@code >} after), nearest first, as {@code "sequence time"} joined by commas.
+     * it ({@code <} before, {@code >} after), nearest first, as {@code "sequence time role"} joined by
+     * commas. A neighbour is in an exchange with {@code e} ({@link #around}) when it or a nearer one
+     * of that side has another role than {@code e}'s: the one after a reply is context across it.
      */
     private static String neighbours(String side, String nearestFirst) {
-        return "(SELECT group_concat(n.sequence || ' ' || n.occurred_at, ',' ORDER BY n.sequence " + nearestFirst + ") "
-                + "FROM (SELECT sequence, occurred_at FROM events INDEXED BY events_scope_session "
+        return "(SELECT group_concat(n.sequence || ' ' || n.occurred_at || ' ' || n.role, ',' ORDER BY n.sequence "
+                + nearestFirst + ") "
+                + "FROM (SELECT sequence, occurred_at, role FROM events INDEXED BY events_scope_session "
                 + "WHERE persona_id = e.persona_id AND project_id = e.project_id AND session_id = e.session_id "
                 + "AND sequence " + side + " e.sequence AND category = 'conversation' ORDER BY sequence "
                 + nearestFirst + " LIMIT " + REACH + ") n)";

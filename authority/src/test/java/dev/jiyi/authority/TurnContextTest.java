@@ -37,7 +37,17 @@ class TurnContextTest {
 
     private static Event add(Authority a, Scope scope, String session, String id, Category category, Instant at,
                              String text) {
-        return a.submitEvent(new EventSubmission(id, scope, Role.USER, text, "test", category, session, at)).event();
+        return add(a, scope, session, id, Role.USER, category, at, text);
+    }
+
+    private static Event add(Authority a, Scope scope, String session, String id, Role role, Category category,
+                             Instant at, String text) {
+        return a.submitEvent(new EventSubmission(id, scope, role, text, "test", category, session, at)).event();
+    }
+
+    /** The user, then the assistant, in turn: a dialogue. */
+    private static Role speaker(int turn) {
+        return turn % 2 == 0 ? Role.USER : Role.ASSISTANT;
     }
 
     private static Map<Long, TurnContext> contexts(Authority a, Scope scope, Event... turns) {
@@ -60,7 +70,8 @@ class TurnContextTest {
                 "天气预报说是晴天 sunny", "好的 thanks"};
             List<Event> t = new ArrayList<>();
             for (int i = 0; i < texts.length; i++) {
-                t.add(add(a, DIARY, "trip", "t" + i, Category.CONVERSATION, T0.plus(Duration.ofMinutes(i)), texts[i]));
+                t.add(add(a, DIARY, "trip", "t" + i, speaker(i), Category.CONVERSATION, T0.plus(Duration.ofMinutes(i)),
+                        texts[i]));
             }
             TurnContext middle = context(a, t.get(2));
             assertThat(middle.near()).containsExactly(t.get(1).sequence(), t.get(3).sequence());
@@ -83,10 +94,10 @@ class TurnContextTest {
             add(a, DIARY, "other", "zeppelin", Category.CONVERSATION, T0.plusSeconds(60), "zeppelin 飞艇 museum");
             Event mango = add(a, DIARY, "s", "mango", Category.REFERENCE, T0.plusSeconds(120), "mango 芒果 reference doc");
             Instant later = T0.plus(Duration.ofHours(2));
-            Event library = add(a, DIARY, "s", "library", Category.CONVERSATION, later, "下午去图书馆 library");
-            Event coffee = add(a, DIARY, "s", "coffee", Category.CONVERSATION, later.plus(Duration.ofMinutes(5)),
-                    "然后喝咖啡 coffee");
-            Event piano = add(a, DIARY, "s", "piano", Category.CONVERSATION, later.plus(Duration.ofMinutes(65)),
+            Event library = add(a, DIARY, "s", "library", Role.USER, Category.CONVERSATION, later, "下午去图书馆 library");
+            Event coffee = add(a, DIARY, "s", "coffee", Role.ASSISTANT, Category.CONVERSATION,
+                    later.plus(Duration.ofMinutes(5)), "然后喝咖啡 coffee");
+            Event piano = add(a, DIARY, "s", "piano", Role.USER, Category.CONVERSATION, later.plus(Duration.ofMinutes(65)),
                     "晚上钢琴课 piano lesson");
 
             assertThat(contexts(a, DIARY, corgi, mango)).as("two hours from the next turn; a reference").isEmpty();
@@ -103,13 +114,16 @@ class TurnContextTest {
     void deletionClosesUp() {
         try (Authority a = open()) {
             List<Event> t = new ArrayList<>();
+            // The assistant answers in two messages (t2, t3), so that every turn left has another role
+            // next to it once t2 is deleted.
+            Role[] roles = {Role.ASSISTANT, Role.USER, Role.ASSISTANT, Role.ASSISTANT, Role.USER};
             for (int i = 0; i < 5; i++) {
-                t.add(add(a, DIARY, "s", "t" + i, Category.CONVERSATION, T0.plus(Duration.ofMinutes(i)),
+                t.add(add(a, DIARY, "s", "t" + i, roles[i], Category.CONVERSATION, T0.plus(Duration.ofMinutes(i)),
                         "第" + i + "句 turn " + i));
             }
             // Sent from a clock behind the others: within the hour of the first turn, sixth in order.
-            Event skewed = add(a, DIARY, "s", "skewed", Category.CONVERSATION, T0.minus(Duration.ofMinutes(30)),
-                    "迟到的消息 late");
+            Event skewed = add(a, DIARY, "s", "skewed", Role.ASSISTANT, Category.CONVERSATION,
+                    T0.minus(Duration.ofMinutes(30)), "迟到的消息 late");
             assertThat(context(a, skewed)).isEqualTo(
                     new TurnContext(List.of(t.get(4).sequence()), List.of(t.get(3).sequence())));
 
@@ -119,6 +133,37 @@ class TurnContextTest {
             assertThat(context(a, t.get(3))).isEqualTo(new TurnContext(
                     List.of(t.get(1).sequence(), t.get(4).sequence()), List.of(t.get(0).sequence(), skewed.sequence())));
             assertThat(contexts(a, DIARY, t.get(2))).as("the deleted turn has none").isEmpty();
+        }
+    }
+
+    @Test
+    @DisplayName("R4 one speaker's statements with no reply between them are not each other's context; a reply joins the turns across it (Chinese, English, mixed)")
+    void contextIsAnExchange() {
+        try (Authority a = open()) {
+            // A user telling the week's plans one statement at a time: each a fact of its own.
+            List<Event> notes = new ArrayList<>();
+            String[] told = {"书法论坛的地点是北京海淀。", "The pottery class is on Friday.", "我会和表哥一起去 the food festival。"};
+            for (int i = 0; i < told.length; i++) {
+                notes.add(add(a, DIARY, "notes", "n" + i, Role.USER, Category.CONVERSATION,
+                        T0.plus(Duration.ofMinutes(i)), told[i]));
+            }
+            assertThat(contexts(a, DIARY, notes.toArray(Event[]::new))).as("a monologue has no context").isEmpty();
+
+            // Two messages of the user, the assistant's reply, the user again.
+            Event hangzhou = add(a, DIARY, "chat", "c0", Role.USER, Category.CONVERSATION, T0.plus(Duration.ofMinutes(10)),
+                    "我下周去杭州 next week");
+            Event mother = add(a, DIARY, "chat", "c1", Role.USER, Category.CONVERSATION, T0.plus(Duration.ofMinutes(11)),
+                    "和我妈一起 with my mother");
+            Event reply = add(a, DIARY, "chat", "c2", Role.ASSISTANT, Category.CONVERSATION,
+                    T0.plus(Duration.ofMinutes(12)), "Sounds lovely, 西湖这个季节很美。");
+            Event thanks = add(a, DIARY, "chat", "c3", Role.USER, Category.CONVERSATION, T0.plus(Duration.ofMinutes(13)),
+                    "谢谢 thanks");
+            assertThat(context(a, hangzhou)).as("the reply two turns on is context across the user's second message")
+                    .isEqualTo(new TurnContext(List.of(), List.of(reply.sequence())));
+            assertThat(context(a, mother)).isEqualTo(new TurnContext(List.of(reply.sequence()), List.of(thanks.sequence())));
+            assertThat(context(a, reply)).isEqualTo(new TurnContext(List.of(mother.sequence(), thanks.sequence()),
+                    List.of(hangzhou.sequence())));
+            assertThat(context(a, thanks)).isEqualTo(new TurnContext(List.of(reply.sequence()), List.of(mother.sequence())));
         }
     }
 

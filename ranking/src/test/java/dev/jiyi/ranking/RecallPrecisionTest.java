@@ -14,7 +14,9 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -301,6 +303,38 @@ class RecallPrecisionTest extends RecallFixture {
             assertThat(signal(answer, "context")).as(q).isLessThanOrEqualTo(RecallCandidates.CONTEXT_CAP * followUp + 1e-9)
                     .isLessThan(followUp);
             assertThat(ids(r).indexOf(answer.memoryId())).as(q).isGreaterThan(ids(r).indexOf(turns.get(2).id()));
+        }
+    }
+
+    @Test
+    @DisplayName("R4 context is an exchange: a user's statements about several events told one after another lend each other nothing; with the assistant's replies between them, the same turns do (Chinese, English, mixed)")
+    void contextIsAnExchange() {
+        everyday();
+        String[] told = {"书法论坛的地点是北京海淀。", "航天分享会在陕西西安举行。", "The pottery class is at the community center.",
+            "我会带表哥去 the food festival。"};
+        Map<String, List<Memory>> bySession = new HashMap<>();
+        for (String session : List.of("monologue", "dialogue")) {
+            Instant t = NOW.minus(Duration.ofDays(session.equals("monologue") ? 4 : 2));
+            List<Memory> turns = new ArrayList<>();
+            for (int i = 0; i < told.length; i++) {
+                String e = event(Role.USER, told[i], t.plusSeconds(20L * i), Category.CONVERSATION, session);
+                turns.add(memory(e, Kind.EPISODE, Basis.USER_STATEMENT, told[i], told[i]));
+                if (session.equals("dialogue")) {
+                    event(Role.ASSISTANT, "好的，记下了 noted", t.plusSeconds(20L * i + 10), Category.CONVERSATION, session);
+                }
+            }
+            bySession.put(session, turns);
+        }
+        for (String q : List.of("书法论坛在哪里？", "where is the pottery class")) {
+            RecallResult r = query(q);
+            int asked = q.startsWith("书法") ? 0 : 2;
+            List<Memory> monologue = bySession.get("monologue");
+            List<Memory> dialogue = bySession.get("dialogue");
+            assertThat(ids(r).subList(0, 2)).as(q).containsExactlyInAnyOrder(dialogue.get(asked).id(), monologue.get(asked).id());
+            // The statement told next to it, in the monologue: no context, so not found at all.
+            assertThat(ids(r)).as(q).doesNotContain(monologue.get(asked + 1).id());
+            // In the dialogue the same statement is two turns away, across the assistant's reply.
+            assertThat(signal(item(r, dialogue.get(asked + 1).id()), "context")).as(q).isPositive();
         }
     }
 
