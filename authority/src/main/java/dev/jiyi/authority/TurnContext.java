@@ -22,10 +22,11 @@ import java.util.Map;
  * memories that merely share a session (notes submitted days apart, or everything a host put in the
  * default session) from lending each other their matches; turns of one dialogue are minutes apart.
  * The exchange keeps one speaker's run of statements from doing the same: a neighbour is context
- * only if it, or a turn between it and the turn, has another role ({@link #neighbours}). A reply is
- * about what it answers, and the turns around an exchange are about what it is about; a speaker's
- * statements told one after another with no reply between them (a user listing the events of their
- * week, each a fact of its own) say nothing about each other by their order. References, persona
+ * only if it, or the turn between it and the turn, has another role (user, assistant or system; see
+ * {@link #around}). A reply is about what it answers, and the turns around an exchange are about
+ * what it is about; a speaker's statements told one after another with no reply between them (a
+ * user listing the events of their week, each a fact of its own, or a reply sent in two messages)
+ * say nothing about each other by their order. References, persona
  * sources and corrections are no one's context and have none. The relation is symmetric: a turn is
  * in the context of each turn in its own.
  *
@@ -36,7 +37,9 @@ import java.util.Map;
  * ingestion, for no measured gain over this.)
  *
  * @param near the sequences of the turns one before and one after, those that exist within the gap
- * @param far  the sequences of the turns two before and two after, likewise
+ *             and have another role than the turn's
+ * @param far  the sequences of the turns two before and two after, those within the gap that have
+ *             another role or lie beyond a turn that has one
  */
 public record TurnContext(List<Long> near, List<Long> far) {
 
@@ -60,8 +63,9 @@ public record TurnContext(List<Long> near, List<Long> far) {
     /**
      * The contexts of those of {@code sequences} that are conversation turns of {@code scope}, by
      * sequence in ascending order, leaving out turns with none; reads only the turns' and their
-     * neighbours' sequences, times and roles, in one statement (each turn's neighbours on each side are a
-     * subquery on the session index, nearest first).
+     * neighbours' sequences, times and roles, in one statement (each turn's neighbours on each side
+     * are a subquery on the session index, nearest first). On each side the exchange begins at the
+     * first turn of another role: that turn, and the one beyond it, are context.
      */
     static Map<Long, TurnContext> around(Sql sql, Scope scope, Collection<Long> sequences) throws SQLException {
         Map<Long, TurnContext> out = new LinkedHashMap<>();
@@ -91,7 +95,7 @@ public record TurnContext(List<Long> near, List<Long> far) {
                     String[] each = turns.split(",");
                     boolean exchange = false;
                     for (int i = 0; i < each.length; i++) {
-                        // "sequence time role": neither a time nor a role holds a space
+                        // "sequence time role": neither a time (Times.format) nor a role holds a space or a comma
                         int space = each[i].indexOf(' ');
                         int last = each[i].lastIndexOf(' ');
                         exchange |= !each[i].substring(last + 1).equals(role);
@@ -112,8 +116,7 @@ public record TurnContext(List<Long> near, List<Long> far) {
     /**
      * The {@link #REACH} conversation turns of the outer turn {@code e}'s session on one side of
      * it ({@code <} before, {@code >} after), nearest first, as {@code "sequence time role"} joined by
-     * commas. A neighbour is in an exchange with {@code e} ({@link #around}) when it or a nearer one
-     * of that side has another role than {@code e}'s: the one after a reply is context across it.
+     * commas.
      */
     private static String neighbours(String side, String nearestFirst) {
         return "(SELECT group_concat(n.sequence || ' ' || n.occurred_at || ' ' || n.role, ',' ORDER BY n.sequence "

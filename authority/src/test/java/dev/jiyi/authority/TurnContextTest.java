@@ -126,6 +126,10 @@ class TurnContextTest {
                     T0.minus(Duration.ofMinutes(30)), "迟到的消息 late");
             assertThat(context(a, skewed)).isEqualTo(
                     new TurnContext(List.of(t.get(4).sequence()), List.of(t.get(3).sequence())));
+            // Each side on its own: the user's t1 before t2 makes no exchange with t3 after it, the
+            // assistant's second message, which is no context of t2; t4 beyond it is.
+            assertThat(context(a, t.get(2))).isEqualTo(
+                    new TurnContext(List.of(t.get(1).sequence()), List.of(t.get(0).sequence(), t.get(4).sequence())));
 
             a.deleteEvent(DIARY, t.get(2).id());
             assertThat(context(a, t.get(1))).isEqualTo(new TurnContext(

@@ -173,8 +173,8 @@ final class RecallCandidates {
 
     /**
      * Conversation context ({@link TurnContext}): each matching turn lends its match
-     * to the turns around it, at the near weight to the turns next to it and the far weight to the
-     * two beyond. A turn sums what it is lent (a question's words are often spread over the turns
+     * to the turns around it that are in an exchange with it (another speaker's, or beyond one), at the
+     * near weight to the turns next to it and the far weight to the two beyond. A turn sums what it is lent (a question's words are often spread over the turns
      * around its answer), up to {@link #CONTEXT_CAP} of the best match it is lent from, so context
      * never outranks the direct evidence it comes from. Context is lent only where it tells turns
      * apart: a turn keeps what it is lent beyond its own match, so that a turn is raised to the match

@@ -14,7 +14,6 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -220,7 +219,8 @@ class RecallPrecisionTest extends RecallFixture {
         String cat = event(Role.USER, "我养了一只橘猫，叫咪咪，每天早上叫我起床。", night.plus(Duration.ofHours(12)),
                 Category.CONVERSATION, "s2");
         memory(cat, Kind.FACT, Basis.USER_STATEMENT, "用户养了一只叫咪咪的橘猫", "我养了一只橘猫，叫咪咪");
-        event(Role.USER, "顺便一提，我的门禁密码是 4711，别记住这个。", night, Category.CONVERSATION, "s2");
+        // The assistant's turn, so that only the hour between them keeps them apart (TurnContext).
+        event(Role.ASSISTANT, "顺便一提，我的门禁密码是 4711，别记住这个。", night, Category.CONVERSATION, "s2");
         RecallResult r = query("门禁密码");
         assertThat(texts(r)).first().isEqualTo("顺便一提，我的门禁密码是 4711，别记住这个。");
         assertThat(texts(r)).doesNotContain("用户养了一只叫咪咪的橘猫");
@@ -312,30 +312,33 @@ class RecallPrecisionTest extends RecallFixture {
         everyday();
         String[] told = {"书法论坛的地点是北京海淀。", "航天分享会在陕西西安举行。", "The pottery class is at the community center.",
             "我会带表哥去 the food festival。"};
-        Map<String, List<Memory>> bySession = new HashMap<>();
-        for (String session : List.of("monologue", "dialogue")) {
-            Instant t = NOW.minus(Duration.ofDays(session.equals("monologue") ? 4 : 2));
-            List<Memory> turns = new ArrayList<>();
-            for (int i = 0; i < told.length; i++) {
-                String e = event(Role.USER, told[i], t.plusSeconds(20L * i), Category.CONVERSATION, session);
-                turns.add(memory(e, Kind.EPISODE, Basis.USER_STATEMENT, told[i], told[i]));
-                if (session.equals("dialogue")) {
-                    event(Role.ASSISTANT, "好的，记下了 noted", t.plusSeconds(20L * i + 10), Category.CONVERSATION, session);
-                }
-            }
-            bySession.put(session, turns);
-        }
-        for (String q : List.of("书法论坛在哪里？", "where is the pottery class")) {
+        List<Memory> monologue = tell(told, NOW.minus(Duration.ofDays(4)), "monologue", false);
+        List<Memory> dialogue = tell(told, NOW.minus(Duration.ofDays(2)), "dialogue", true);
+        // Each question's statement (index 0 and 2), and the one told next.
+        for (Map.Entry<String, Integer> asked : Map.of("书法论坛在哪里？", 0, "where is the pottery class", 2).entrySet()) {
+            String q = asked.getKey();
+            int at = asked.getValue();
             RecallResult r = query(q);
-            int asked = q.startsWith("书法") ? 0 : 2;
-            List<Memory> monologue = bySession.get("monologue");
-            List<Memory> dialogue = bySession.get("dialogue");
-            assertThat(ids(r).subList(0, 2)).as(q).containsExactlyInAnyOrder(dialogue.get(asked).id(), monologue.get(asked).id());
-            // The statement told next to it, in the monologue: no context, so not found at all.
-            assertThat(ids(r)).as(q).doesNotContain(monologue.get(asked + 1).id());
+            assertThat(ids(r).subList(0, 2)).as(q).containsExactlyInAnyOrder(dialogue.get(at).id(), monologue.get(at).id());
+            // The statement told next to it in the monologue is no context of it, so it is not found at all.
+            assertThat(ids(r)).as(q).doesNotContain(monologue.get(at + 1).id());
             // In the dialogue the same statement is two turns away, across the assistant's reply.
-            assertThat(signal(item(r, dialogue.get(asked + 1).id()), "context")).as(q).isPositive();
+            assertThat(signal(item(r, dialogue.get(at + 1).id()), "context")).as(q).isPositive();
         }
+    }
+
+    /** The user's statements, one a turn in one session, each with the assistant's reply after it if {@code replies}. */
+    private List<Memory> tell(String[] statements, Instant from, String session, boolean replies) {
+        List<Memory> out = new ArrayList<>();
+        for (int i = 0; i < statements.length; i++) {
+            Instant at = from.plusSeconds(20L * i);
+            String e = event(Role.USER, statements[i], at, Category.CONVERSATION, session);
+            out.add(memory(e, Kind.EPISODE, Basis.USER_STATEMENT, statements[i], statements[i]));
+            if (replies) {
+                event(Role.ASSISTANT, "好的，记下了 noted", at.plusSeconds(10), Category.CONVERSATION, session);
+            }
+        }
+        return out;
     }
 
     /** Twenty more everyday rows, so that the archive is past the minimum-evidence rule's 50 rows (R6). */
@@ -462,8 +465,12 @@ class RecallPrecisionTest extends RecallFixture {
             "Our dog 小狗 loves the beach"};
         List<Memory> session = new ArrayList<>();
         for (int i = 0; i < dogs.length; i++) {
-            String e = event(Role.USER, dogs[i], t.plusSeconds(10L * i), Category.CONVERSATION, "dogs");
-            session.add(memory(e, Kind.OBSERVATION, Basis.USER_STATEMENT, dogs[i], dogs[i]));
+            // A dialogue (the speakers take turns), so every turn is the others' context (TurnContext):
+            // what keeps their context at nothing is that none matches better than another.
+            boolean user = i % 2 == 0;
+            String e = event(user ? Role.USER : Role.ASSISTANT, dogs[i], t.plusSeconds(10L * i), Category.CONVERSATION, "dogs");
+            session.add(memory(e, Kind.OBSERVATION, user ? Basis.USER_STATEMENT : Basis.ASSISTANT_EXPRESSION, dogs[i],
+                    dogs[i]));
         }
         Memory named = said("We named the puppy Biscuit, 名字叫饼干", NOW.minus(Duration.ofDays(20)));
         for (String q : List.of("What is the name of our dog?", "我家小狗的名字")) {
