@@ -26,9 +26,9 @@ import java.util.Map;
  * {@link #around}). A reply is about what it answers, and the turns around an exchange are about
  * what it is about; a speaker's statements told one after another with no reply between them (a
  * user listing the events of their week, each a fact of its own, or a reply sent in two messages)
- * say nothing about each other by their order. References, persona
- * sources and corrections are no one's context and have none. The relation is symmetric: a turn is
- * in the context of each turn in its own.
+ * say nothing about each other by their order. References, persona sources and corrections are no
+ * one's context and have none. The relation is symmetric: a turn is in the context of each turn in
+ * its own.
  *
  * <p>Nothing of it is stored: it is read from the events table when recall needs it, so an arriving
  * turn changes no index row but its own and a deleted turn leaves no one's context in the same

@@ -172,16 +172,17 @@ final class RecallCandidates {
     }
 
     /**
-     * Conversation context ({@link TurnContext}): each matching turn lends its match
-     * to the turns around it that are in an exchange with it (another speaker's, or beyond one), at the
-     * near weight to the turns next to it and the far weight to the two beyond. A turn sums what it is lent (a question's words are often spread over the turns
-     * around its answer), up to {@link #CONTEXT_CAP} of the best match it is lent from, so context
-     * never outranks the direct evidence it comes from. Context is lent only where it tells turns
-     * apart: a turn keeps what it is lent beyond its own match, so that a turn is raised to the match
-     * around it but a session in which every turn matches the query's common word lends nothing
-     * (each turn already holds what its neighbours would lend) and cannot bury a turn elsewhere that
-     * holds the query's other words. It is computed here, from the matches of the turns' own text,
-     * rather than kept in an index: see TurnContext for why.
+     * Conversation context ({@link TurnContext}): each matching turn lends its match to the turns
+     * around it that are in an exchange with it (another speaker's, or beyond one), at the near weight
+     * to the turns next to it and the far weight to the two beyond. A turn sums what it is lent (a
+     * question's words are often spread over the turns around its answer), up to {@link #CONTEXT_CAP}
+     * of the best match it is lent from, so context never outranks the direct evidence it comes from.
+     * Context is lent only where it tells turns apart: a turn keeps what it is lent beyond its own
+     * match, so that a turn is raised to the match around it but a session in which every turn
+     * matches the query's common word lends nothing (each turn already holds what its neighbours
+     * would lend) and cannot bury a turn elsewhere that holds the query's other words. It is computed
+     * here, from the matches of the turns' own text, rather than kept in an index: see TurnContext
+     * for why.
      */
     private Map<Long, Double> context(Scope scope, Map<Long, Double> events) {
         RecallConfig.Precision p = config.precision();

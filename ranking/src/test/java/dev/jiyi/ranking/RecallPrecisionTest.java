@@ -219,10 +219,10 @@ class RecallPrecisionTest extends RecallFixture {
         String cat = event(Role.USER, "我养了一只橘猫，叫咪咪，每天早上叫我起床。", night.plus(Duration.ofHours(12)),
                 Category.CONVERSATION, "s2");
         memory(cat, Kind.FACT, Basis.USER_STATEMENT, "用户养了一只叫咪咪的橘猫", "我养了一只橘猫，叫咪咪");
-        // The assistant's turn, so that only the hour between them keeps them apart (TurnContext).
-        event(Role.ASSISTANT, "顺便一提，我的门禁密码是 4711，别记住这个。", night, Category.CONVERSATION, "s2");
+        // The assistant's turn next to the user's, so that only the hours keep the cat apart (TurnContext).
+        event(Role.ASSISTANT, "好的，门禁密码 4711 我不会记住。", night, Category.CONVERSATION, "s2");
         RecallResult r = query("门禁密码");
-        assertThat(texts(r)).first().isEqualTo("顺便一提，我的门禁密码是 4711，别记住这个。");
+        assertThat(texts(r)).first().isEqualTo("好的，门禁密码 4711 我不会记住。");
         assertThat(texts(r)).doesNotContain("用户养了一只叫咪咪的橘猫");
         for (RecalledItem other : r.items().subList(1, r.items().size())) {
             // 下雨天不想出门 shares the character 门: below the direct match, never a confident hit.
