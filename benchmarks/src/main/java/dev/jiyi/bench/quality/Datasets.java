@@ -48,9 +48,10 @@ final class Datasets {
      * caption appended as "[image: ...]"), hand-derived as one observation memory whose quote is the
      * turn and whose text is the turn itself ({@code speakerNamed} false: the held-out setting, raw
      * message text) or the turn prefixed with the speaker's name. Session times carry no zone and are read as UTC; each turn is one second
-     * after the previous one. One persona per conversation.
+     * after the previous one. One persona per conversation. With {@code derive} false the turns are
+     * events alone ({@code locomo-events}: a host that keeps its conversation and derives nothing).
      */
-    static Scenario locomo(Path file, boolean speakerNamed) throws IOException {
+    static Scenario locomo(Path file, boolean speakerNamed, boolean derive) throws IOException {
         JsonNode root = JSON.readTree(Files.readString(file, StandardCharsets.UTF_8));
         List<Scenario.EventSpec> events = new ArrayList<>();
         List<Scenario.MemorySpec> memories = new ArrayList<>();
@@ -87,9 +88,11 @@ final class Datasets {
                     last = at.isAfter(last) ? at : last;
                     events.add(new Scenario.EventSpec(id, scope, user ? Role.USER : Role.ASSISTANT, text,
                             "session_" + s.getKey(), at));
-                    memories.add(new Scenario.MemorySpec(id, scope, Kind.OBSERVATION,
+                    if (derive) {
+                        memories.add(new Scenario.MemorySpec(id, scope, Kind.OBSERVATION,
                             user ? Basis.USER_STATEMENT : Basis.ASSISTANT_EXPRESSION,
-                            speakerNamed ? turn.get("speaker").asString() + ": " + text : text, text));
+                                speakerNamed ? turn.get("speaker").asString() + ": " + text : text, text));
+                    }
                     turnIds.add(diaId);
                 }
             }
@@ -116,7 +119,7 @@ final class Datasets {
                         "category-" + qa.get("category").asString()));
             }
         }
-        return new Scenario(speakerNamed ? "locomo-speaker" : "locomo", events, memories, questions, last.plus(Duration.ofDays(1)), skipped);
+        return new Scenario(speakerNamed ? "locomo-speaker" : derive ? "locomo" : "locomo-events", events, memories, questions, last.plus(Duration.ofDays(1)), skipped);
     }
 
     /**

@@ -135,7 +135,7 @@ public final class RecallQuality {
     public static final List<String> INDEXES = List.of("fts5", "lucene", "lucene-smartcn", "opensearch");
 
     /** The scenarios {@code --datasets} can name. */
-    public static final List<String> DATASETS = List.of("jiyi", "locomo", "locomo-speaker", "madial-zh", "madial-en",
+    public static final List<String> DATASETS = List.of("jiyi", "locomo", "locomo-speaker", "locomo-events", "madial-zh", "madial-en",
             "madial-zh-history", "madial-en-history", PersonalEvents.NAME, MultiSession.NAME, SmallHome.NAME);
 
     /** Recalls run once, unmeasured, before the measured pass of each index and mode. */
@@ -314,8 +314,8 @@ public final class RecallQuality {
     static Scenario scenario(Path data, String name) throws IOException {
         return switch (name) {
             case "jiyi" -> OwnScenario.build();
-            case "locomo" -> Datasets.locomo(data.resolve("locomo").resolve("locomo10.json"), false);
-            case "locomo-speaker" -> Datasets.locomo(data.resolve("locomo").resolve("locomo10.json"), true);
+            case "locomo", "locomo-speaker", "locomo-events" -> Datasets.locomo(data.resolve("locomo").resolve("locomo10.json"),
+                    name.equals("locomo-speaker"), !name.equals("locomo-events"));
             case "madial-zh" -> Datasets.madial(data.resolve("madial-bench"), "zh", true);
             case "madial-en" -> Datasets.madial(data.resolve("madial-bench"), "en", true);
             case "madial-zh-history" -> Datasets.madial(data.resolve("madial-bench"), "zh", false);
