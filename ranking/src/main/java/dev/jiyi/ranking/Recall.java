@@ -162,8 +162,8 @@ public final class Recall {
         for (RecallRow row : admitted.rows().values()) {
             items.add(scoring.memory(row, inputs, at));
         }
-        for (RawEventRow raw : snapshot.rawEvents(request.scope(), matches.events().keySet())) {
-            RecalledItem item = scoring.raw(raw, matches.events().get(raw.event().sequence()),
+        for (RawEventRow raw : snapshot.rawEvents(request.scope(), evidence.rawEvents(matches, lexical, request))) {
+            RecalledItem item = scoring.raw(raw, matches.events().getOrDefault(raw.event().sequence(), 0.0),
                     matches.lent(raw.event().sequence()), windows, at);
             if (item != null) {
                 items.add(item);

@@ -32,9 +32,11 @@ final class RecallEvidence {
      * Each memory row's lexical evidence, the context lent to it, and why it is a candidate.
      *
      * @param combined lexical plus context: what the candidate set is chosen by
+     * @param derived  the matching and lent events that memories were derived from (the rest are
+     *                 recalled as raw events, R7)
      */
     record Lexical(Map<Long, Double> lexical, Map<Long, Double> context, Map<Long, Evidence> via,
-                   Map<Long, Double> combined) {
+                   Map<Long, Double> combined, Set<Long> derived) {
     }
 
     /** The admitted candidates, in the order they were loaded, and what related links lend them. */
@@ -59,7 +61,8 @@ final class RecallEvidence {
         Set<Long> evidenceEvents = new LinkedHashSet<>(matches.events().keySet());
         evidenceEvents.addAll(matches.lentTo());
         Map<Long, Double> context = new HashMap<>();
-        for (Map.Entry<Long, List<Long>> e : snapshot.derivedMemoryRows(evidenceEvents).entrySet()) {
+        Map<Long, List<Long>> derived = snapshot.derivedMemoryRows(evidenceEvents);
+        for (Map.Entry<Long, List<Long>> e : derived.entrySet()) {
             double direct = config.eventEvidence() * matches.events().getOrDefault(e.getKey(), 0.0);
             double around = matches.lent(e.getKey());
             Evidence lentBy = matches.contexts().containsKey(e.getKey()) ? Evidence.ADJACENT_TURN : Evidence.SHARED_WORDS;
@@ -91,7 +94,26 @@ final class RecallEvidence {
         }
         Map<Long, Double> combined = new HashMap<>(lexical);
         context.forEach((row, v) -> combined.merge(row, v, Double::sum));
-        return new Lexical(lexical, context, via, combined);
+        return new Lexical(lexical, context, via, combined, derived.keySet());
+    }
+
+    /**
+     * R7 with R4: the events recalled as raw events, each by its own match or by what its
+     * conversation lends it, as a memory derived from it would be. Every matching event is one (those
+     * with memories are set aside when scored); of the events that are only lent, the best
+     * {@link RecallConfig#candidates} of those without memories, so that an answer told in the reply
+     * to the turn that holds the question's words is found in a home that keeps only its conversation.
+     */
+    List<Long> rawEvents(RecallCandidates.Matches matches, Lexical lexical, RecallRequest request) {
+        List<Long> out = new ArrayList<>(matches.events().keySet());
+        Map<Long, Double> lentOnly = new HashMap<>();
+        for (Long event : matches.lentTo()) {
+            if (!matches.events().containsKey(event) && !lexical.derived().contains(event)) {
+                lentOnly.put(event, matches.lent(event));
+            }
+        }
+        out.addAll(best(lentOnly, config.candidates(request.limit())));
+        return out;
     }
 
     /**

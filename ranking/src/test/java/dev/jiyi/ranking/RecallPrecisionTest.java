@@ -31,7 +31,8 @@ class RecallPrecisionTest extends RecallFixture {
     }
 
     static RecalledItem item(RecallResult r, String id) {
-        return r.items().stream().filter(i -> id.equals(i.memoryId())).findFirst().orElseThrow();
+        return r.items().stream().filter(i -> id.equals(i.memoryId() != null ? i.memoryId() : i.sourceEventId()))
+                .findFirst().orElseThrow();
     }
 
     static double signal(RecalledItem item, String name) {
@@ -324,6 +325,27 @@ class RecallPrecisionTest extends RecallFixture {
             assertThat(ids(r)).as(q).doesNotContain(monologue.get(at + 1).id());
             // In the dialogue the same statement is two turns away, across the assistant's reply.
             assertThat(signal(item(r, dialogue.get(at + 1).id()), "context")).as(q).isPositive();
+        }
+    }
+
+    @Test
+    @DisplayName("R4 R7 a conversation kept without memories: the reply that answers the turn holding the question's words is found through its context, as its memory would be (Chinese, English)")
+    void contextFindsRawEvents() {
+        everyday();
+        Instant t = NOW.minus(Duration.ofDays(3));
+        event(Role.ASSISTANT, "你报的陶艺课在哪里上？ Where is your pottery class?", t, Category.CONVERSATION, "pottery");
+        String answer = event(Role.USER, "朝阳区的社区中心，每周六上午。 The community center, Saturday mornings.",
+                t.plusSeconds(10), Category.CONVERSATION, "pottery");
+        for (String q : List.of("陶艺课", "pottery class")) {
+            RecallResult r = query(q);
+            RecalledItem reply = item(r, answer);
+            assertThat(reply.type()).as(q).isEqualTo(RecalledItem.Type.RAW_EVENT);
+            assertThat(signal(reply, "lexical")).as(q).isZero(); // it holds none of the question's words
+            assertThat(signal(reply, "context")).as(q).isPositive();
+            assertThat(ids(r).indexOf(answer)).as(q).isEqualTo(1); // right after the turn it answers
+            // Without context it is not found at all.
+            RecallResult direct = recall(NO_CONTEXT).recall(new RecallRequest(scope, q, RecallMode.FAST, 10, null, false));
+            assertThat(ids(direct)).as(q).doesNotContain(answer);
         }
     }
 
