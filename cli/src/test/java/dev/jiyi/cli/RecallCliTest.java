@@ -473,6 +473,26 @@ class RecallCliTest {
         assertThat(cli.query("SELECT text FROM events WHERE id = 'emoji'")).containsExactly(emoji);
     }
 
+    @Test
+    @DisplayName("R4 R7 a conversation kept as events only, on FTS5 and Lucene: the reply that answers the turn holding "
+            + "the question's words comes back right after it, as a raw event, though it holds none of them (Chinese, English)")
+    void rawEventsThroughTheirConversation() {
+        String[][] turns = {{"ask", "assistant", "你报的陶艺课在哪里上？ Where is your pottery class?", "10:00:00"},
+            {"answer", "user", "朝阳区的社区中心，每周六上午。 The community center, Saturday mornings.", "10:00:10"}};
+        for (String[] t : turns) {
+            CliRunner.Result r = cli.run("event", "submit", "--id", t[0], "--role", t[1], "--session", "pottery",
+                    "--occurred-at", "2025-03-01T" + t[3] + "+08:00", "--text", t[2]);
+            assertThat(r.code()).as(r.toString()).isZero();
+        }
+        for (String index : List.of("fts5", "lucene")) {
+            for (String q : List.of("陶艺课", "pottery class")) {
+                JsonNode r = recall(q, "--index", index);
+                assertThat(ids(r)).as(index + " " + q).startsWith("ask", "answer");
+                assertThat(item(r, "answer").get("type").asString()).isEqualTo("raw_event");
+            }
+        }
+    }
+
     // ------------------------------------------------------------------ temporal facts
 
     @Test

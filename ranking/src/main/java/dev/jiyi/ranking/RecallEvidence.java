@@ -21,7 +21,8 @@ import java.util.Set;
  * lexical evidence is its own match, a discounted match on its source event, or, for an earlier
  * fact that matches, its timeline's current fact (R9); beside it, the context its source event is
  * lent. The best of them, with the vector matches and one-hop related links, make the bounded
- * candidate set (R4), each rechecked against the authority (R8, T6).
+ * candidate set (R4), each rechecked against the authority (R8, T6). The events without memories
+ * that match or are lent anything are the raw candidates (R7).
  */
 final class RecallEvidence {
 
@@ -29,14 +30,15 @@ final class RecallEvidence {
     static final double RELATED_SHARE = 0.1;
 
     /**
-     * Each memory row's lexical evidence, the context lent to it, and why it is a candidate.
+     * Each memory row's lexical evidence, the context lent to it, and why it is a candidate; and which
+     * of the events that match or are lent anything have memories.
      *
-     * @param combined lexical plus context: what the candidate set is chosen by
-     * @param derived  the matching and lent events that memories were derived from (the rest are
-     *                 recalled as raw events, R7)
+     * @param combined      lexical plus context: what the candidate set is chosen by
+     * @param derivedEvents the events among those that memories were derived from: they are never
+     *                      raw candidates (R7)
      */
     record Lexical(Map<Long, Double> lexical, Map<Long, Double> context, Map<Long, Evidence> via,
-                   Map<Long, Double> combined, Set<Long> derived) {
+                   Map<Long, Double> combined, Set<Long> derivedEvents) {
     }
 
     /** The admitted candidates, in the order they were loaded, and what related links lend them. */
@@ -98,17 +100,23 @@ final class RecallEvidence {
     }
 
     /**
-     * R7 with R4: the events recalled as raw events, each by its own match or by what its
-     * conversation lends it, as a memory derived from it would be. Every matching event is one (those
-     * with memories are set aside when scored); of the events that are only lent, the best
-     * {@link RecallConfig#candidates} of those without memories, so that an answer told in the reply
-     * to the turn that holds the question's words is found in a home that keeps only its conversation.
+     * R7 with R4: the events without memories that are raw candidates, each by its own match or by
+     * what its conversation lends it, as a memory derived from it would be: every one that matches,
+     * and of those that are only lent, the {@link RecallConfig#candidates} lent the most. So an answer
+     * told in the reply to the turn that holds the question's words is found in a home that keeps only
+     * its conversation. Whether an event is amended or after the query time is known only once its
+     * row is loaded ({@link RecallScoring#raw} drops it then), so such events count in the budget.
      */
     List<Long> rawEvents(RecallCandidates.Matches matches, Lexical lexical, RecallRequest request) {
-        List<Long> out = new ArrayList<>(matches.events().keySet());
+        List<Long> out = new ArrayList<>();
+        for (Long event : matches.events().keySet()) {
+            if (!lexical.derivedEvents().contains(event)) {
+                out.add(event);
+            }
+        }
         Map<Long, Double> lentOnly = new HashMap<>();
         for (Long event : matches.lentTo()) {
-            if (!matches.events().containsKey(event) && !lexical.derived().contains(event)) {
+            if (!matches.events().containsKey(event) && !lexical.derivedEvents().contains(event)) {
                 lentOnly.put(event, matches.lent(event));
             }
         }

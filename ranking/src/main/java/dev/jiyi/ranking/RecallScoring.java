@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Recall's third phase: each admitted memory and each matching raw event scored by its fused
+ * Recall's third phase: each admitted memory and each raw candidate event scored by its fused
  * signals (R3), each {@link Signal} times its weight, and presented with the forgetting rules
  * (F1-F3; raw text capped, R7).
  */

@@ -19,6 +19,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeFormatterBuilder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -43,15 +44,31 @@ final class Datasets {
     private Datasets() {
     }
 
+    /** How LoCoMo's turns are kept: with a memory of their raw text, of their text after the speaker's name, or none. */
+    enum Locomo {
+        RAW_TEXT("locomo"), SPEAKER_NAMED("locomo-speaker"), EVENTS_ONLY("locomo-events");
+
+        final String dataset;
+
+        Locomo(String dataset) {
+            this.dataset = dataset;
+        }
+
+        static Locomo of(String dataset) {
+            return Arrays.stream(values()).filter(v -> v.dataset.equals(dataset)).findFirst().orElseThrow();
+        }
+    }
+
     /**
      * LoCoMo: each dialogue turn is one event (speaker A as user, B as assistant; an image's BLIP
      * caption appended as "[image: ...]"), hand-derived as one observation memory whose quote is the
-     * turn and whose text is the turn itself ({@code speakerNamed} false: the held-out setting, raw
-     * message text) or the turn prefixed with the speaker's name. Session times carry no zone and are read as UTC; each turn is one second
-     * after the previous one. One persona per conversation. With {@code derive} false the turns are
-     * events alone ({@code locomo-events}: a host that keeps its conversation and derives nothing).
+     * turn and whose text is the turn itself ({@link Locomo#RAW_TEXT}: the held-out setting, raw
+     * message text) or the turn prefixed with the speaker's name ({@link Locomo#SPEAKER_NAMED}), or
+     * kept as events alone ({@link Locomo#EVENTS_ONLY}: a host that keeps its conversation and derives
+     * nothing). Session times carry no zone and are read as UTC; each turn is one second after the
+     * previous one. One persona per conversation.
      */
-    static Scenario locomo(Path file, boolean speakerNamed, boolean derive) throws IOException {
+    static Scenario locomo(Path file, Locomo variant) throws IOException {
         JsonNode root = JSON.readTree(Files.readString(file, StandardCharsets.UTF_8));
         List<Scenario.EventSpec> events = new ArrayList<>();
         List<Scenario.MemorySpec> memories = new ArrayList<>();
@@ -88,10 +105,10 @@ final class Datasets {
                     last = at.isAfter(last) ? at : last;
                     events.add(new Scenario.EventSpec(id, scope, user ? Role.USER : Role.ASSISTANT, text,
                             "session_" + s.getKey(), at));
-                    if (derive) {
+                    if (variant != Locomo.EVENTS_ONLY) {
                         memories.add(new Scenario.MemorySpec(id, scope, Kind.OBSERVATION,
-                            user ? Basis.USER_STATEMENT : Basis.ASSISTANT_EXPRESSION,
-                                speakerNamed ? turn.get("speaker").asString() + ": " + text : text, text));
+                                user ? Basis.USER_STATEMENT : Basis.ASSISTANT_EXPRESSION,
+                                variant == Locomo.SPEAKER_NAMED ? turn.get("speaker").asString() + ": " + text : text, text));
                     }
                     turnIds.add(diaId);
                 }
@@ -119,7 +136,7 @@ final class Datasets {
                         "category-" + qa.get("category").asString()));
             }
         }
-        return new Scenario(speakerNamed ? "locomo-speaker" : derive ? "locomo" : "locomo-events", events, memories, questions, last.plus(Duration.ofDays(1)), skipped);
+        return new Scenario(variant.dataset, events, memories, questions, last.plus(Duration.ofDays(1)), skipped);
     }
 
     /**

@@ -315,7 +315,7 @@ public final class RecallQuality {
         return switch (name) {
             case "jiyi" -> OwnScenario.build();
             case "locomo", "locomo-speaker", "locomo-events" -> Datasets.locomo(data.resolve("locomo").resolve("locomo10.json"),
-                    name.equals("locomo-speaker"), !name.equals("locomo-events"));
+                    Datasets.Locomo.of(name));
             case "madial-zh" -> Datasets.madial(data.resolve("madial-bench"), "zh", true);
             case "madial-en" -> Datasets.madial(data.resolve("madial-bench"), "en", true);
             case "madial-zh-history" -> Datasets.madial(data.resolve("madial-bench"), "zh", false);
