@@ -133,6 +133,19 @@ public final class Snapshot {
     }
 
     /**
+     * R5: of the {@code limit} newest memories {@code filter} admits that have a vector of any of
+     * these fingerprints, how many have each one's (those with none left out): what semantic mode
+     * compares of each model, so that it compares {@code limit} vectors in all, however many models
+     * the home has.
+     */
+    public Map<String, Integer> newestVectors(Eligibility filter, List<String> fingerprints, int limit) {
+        if (limit < 1) {
+            throw new InvalidInputException("limit", "must be positive");
+        }
+        return read("counting the newest vectors", () -> vectors.newest(filter, fingerprints, limit));
+    }
+
+    /**
      * R5: hands the vectors of this fingerprint of the memories {@code filter} admits to
      * {@code visitor}, newest memory first, at most {@code limit} of them (0 for all); returns how
      * many it visited.

@@ -1,5 +1,6 @@
 package dev.jiyi.authority;
 
+import dev.jiyi.authority.index.Eligibility;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,6 +33,7 @@ import static dev.jiyi.authority.AuthorityTestKit.strings;
 import static dev.jiyi.authority.AuthorityTestKit.submit;
 import static dev.jiyi.authority.AuthorityTestKit.userFact;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The vector cache (V1, V3, V4) and the scans behind semantic recall (R5): vectors are attached only
@@ -94,6 +96,10 @@ class VectorCacheTest {
     /** SHA-256 of the UTF-8 bytes, hex: computed here, independently of {@link VectorCache}. */
     private static String sha256(String text) throws Exception {
         return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private static Map<String, Integer> newest(Authority a, Eligibility filter, List<String> fingerprints, int limit) {
+        return a.read(s -> s.newestVectors(filter, fingerprints, limit));
     }
 
     /** Visits in order: memory row → vector. */
@@ -281,6 +287,43 @@ class VectorCacheTest {
     }
 
     // ------------------------------------------------------------------ R5: scans
+
+    @Test
+    @DisplayName("R5 newestVectors counts each model's vectors among the N newest eligible memories with a vector "
+            + "of any of the models asked for; revoked, expired, other models' and other scopes' never count")
+    void newestVectorsAcrossModels() throws Exception {
+        try (Authority a = open(dir)) {
+            // Oldest first: zh, en, zh, then an expired memory, a revoked one, another model's, and en.
+            Memory zh1 = remember(a, ALICE_WORK, CHINESE);
+            Memory en1 = remember(a, ALICE_WORK, ENGLISH);
+            Memory zh2 = remember(a, ALICE_WORK, MIXED);
+            Memory expired = episode(a, ALICE_WORK, "去年的旅行 last year's trip", Y2023, Y2024);
+            Memory revoked = remember(a, ALICE_WORK, "错误的记忆 a wrong memory");
+            Memory other = remember(a, ALICE_WORK, "旧模型 old model");
+            Memory en2 = remember(a, ALICE_WORK, "fifth 第五");
+            Memory elsewhere = remember(a, ALICE_HOME, "家里的事 home matter");
+            a.storeVectors(FP_A, List.of(vec(zh1, 1f, 0f), vec(zh2, 1f, 0f), vec(expired, 1f, 0f), vec(revoked, 1f, 0f),
+                    vec(elsewhere, 1f, 0f)));
+            a.storeVectors(FP_B, List.of(vec(en1, 0f, 1f), vec(en2, 0f, 1f)));
+            a.storeVectors("third|v1", List.of(vec(other, 1f, 1f)));
+            revoke(a, ALICE_WORK, revoked);
+            Eligibility now = new Eligibility(ALICE_WORK, AT, false);
+            List<String> both = List.of(FP_A, FP_B);
+
+            assertThat(newest(a, now, both, 1)).isEqualTo(Map.of(FP_B, 1));
+            assertThat(newest(a, now, both, 2)).isEqualTo(Map.of(FP_A, 1, FP_B, 1));
+            assertThat(newest(a, now, both, 3)).isEqualTo(Map.of(FP_A, 1, FP_B, 2));
+            assertThat(newest(a, now, both, 100)).isEqualTo(Map.of(FP_A, 2, FP_B, 2));
+            assertThat(newest(a, new Eligibility(ALICE_WORK, AT, true), both, 100))
+                    .as("the expired memory only with history").isEqualTo(Map.of(FP_A, 3, FP_B, 2));
+            assertThat(newest(a, now, List.of(FP_A), 1)).as("one model: its own newest")
+                    .isEqualTo(Map.of(FP_A, 1));
+            assertThat(newest(a, now, List.of("none|v1"), 10)).isEmpty();
+            assertThat(newest(a, new Eligibility(BOB_WORK, AT, true), both, 10)).isEmpty();
+            assertThatThrownBy(() -> newest(a, now, both, 0))
+                    .isInstanceOf(InvalidInputException.class).hasMessageContaining("limit");
+        }
+    }
 
     @Test
     @DisplayName("R5 scanVectors visits newest memory first, honours the limit (0 = all), and only this fingerprint, scope and eligible memories")

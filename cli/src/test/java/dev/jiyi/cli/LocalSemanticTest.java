@@ -318,6 +318,28 @@ class LocalSemanticTest {
     }
 
     @Test
+    @DisplayName("R5 V1 with JIYI_RECALL_SEMANTIC_LIMIT=2 a home with both models compares the 2 most recent "
+            + "vectors in all, on FTS5 and on Lucene: the two English ones, so pet finds cat and 宠物 not 橘猫")
+    void semanticLimitAcrossModels() {
+        CliRunner limited = new CliRunner(home).env("JIYI_RECALL_SEMANTIC_LIMIT", "2");
+        for (String index : List.of("fts5", "lucene")) {
+            for (String[] q : new String[][] {{"pet", englishCat}, {"宠物", orangeCat}}) {
+                JsonNode r = ok(limited, "--json", "--project", "home5", "recall", q[0], "--mode", "semantic",
+                        "--index", index, "--explain");
+                assertThat(strings(r.get("warnings"))).as(index + " " + q[0])
+                        .anySatisfy(w -> assertThat(w).contains("compared the 2 most recent of 5"));
+                List<String> found = new ArrayList<>();
+                r.get("results").forEach(item -> found.add(item.get("memory_id").asString()));
+                if (q[1].equals(englishCat)) {
+                    assertThat(found).as(index + " " + q[0]).contains(englishCat);
+                } else {
+                    assertThat(found).as(index + " " + q[0]).doesNotContain(orangeCat);
+                }
+            }
+        }
+    }
+
+    @Test
     @DisplayName("R4 fast recall in its own JVM loads no class of langchain4j, ONNX Runtime or DJL")
     void fastRecallLoadsNoModel() throws Exception {
         ProcessBuilder pb = cli.process("--json", "recall", "猫", "--mode", "fast");

@@ -303,13 +303,17 @@ final class RecallCandidates {
     /**
      * R5: the eligible memories most similar to the query (at most candidateLimit, the best signals
      * of all models), each model's vectors compared with the query's vector of that model, counting
-     * only similarity above the threshold (R3). Semantic mode compares the most recent semanticLimit vectors of
-     * each model, deep mode all. Warns when the search or the vector coverage (V4) leaves memories
-     * out.
+     * only similarity above the threshold (R3). Semantic mode compares the vectors of the most recent
+     * semanticLimit memories with a vector of any of the query's models, each with its own model's
+     * query vector (so semanticLimit in all, whether the home has one model or one per language);
+     * deep mode all. Warns when the search or the vector coverage (V4) leaves memories out.
      */
     Similar similar(RecallRequest request, Eligibility eligible, List<QueryVector> queries, List<String> warnings) {
         String mode = request.mode().code();
-        int newest = request.mode() == RecallMode.DEEP ? 0 : config.semanticLimit();
+        boolean deep = request.mode() == RecallMode.DEEP;
+        Map<String, Integer> newest = deep || queries.size() < 2 ? Map.of()
+                : snapshot.newestVectors(eligible, queries.stream().map(q -> q.model().fingerprint()).toList(),
+                        config.semanticLimit());
         long eligibleRows = 0;
         long covered = 0;
         long compared = 0;
@@ -320,9 +324,14 @@ final class RecallCandidates {
             VectorCache.Coverage coverage = snapshot.vectorCoverage(eligible, fingerprint);
             eligibleRows = coverage.eligible();
             covered += coverage.covered();
+            // VectorQuery's newest: 0 compares all (deep); a model none of the newest memories has is not searched.
+            int limit = deep ? 0 : queries.size() < 2 ? config.semanticLimit() : newest.getOrDefault(fingerprint, 0);
+            if (!deep && limit == 0) {
+                continue;
+            }
             double threshold = query.threshold(config);
             Neighbours neighbours = snapshot.nearest(index.vectors(), new VectorQuery(query.vector(), fingerprint,
-                    eligible, config.candidateLimit(), threshold, newest));
+                    eligible, config.candidateLimit(), threshold, limit));
             compared += neighbours.compared();
             double alone = query.model().standaloneThreshold(query.text(), threshold, coverage.covered());
             for (Candidate c : neighbours.nearest()) {

@@ -251,6 +251,39 @@ class SemanticRecallTest {
     }
 
     @Test
+    @DisplayName("R5 V1 two models: semantic mode compares the N most recent vectors in all, each with its own "
+            + "model's query vector, not N of each model; deep mode compares all")
+    void semanticLimitAcrossModels() {
+        ConceptEmbedder zh = new ConceptEmbedder("zh|v1");
+        ConceptEmbedder en = new ConceptEmbedder("en|v1");
+        en.rotation = 2;
+        Embedders pair = Embedders.byLanguage(zh, en);
+        // Oldest first: the Chinese cat, the English puppy, then two Chinese rainy days.
+        Memory cat = said("我养了一只猫", 40);
+        Memory puppy = said("I adopted a puppy", 30);
+        Memory[] rain = {said("第一次下雨", 20), said("第二次下雨", 10)};
+        embed(zh, cat);
+        embed(en, puppy);
+        embed(zh, rain);
+
+        for (int n : new int[] {2, 3}) {
+            RecallConfig limited = RecallConfig.builder().semanticLimit(n).build();
+            Recall recall = new Recall(authority, new RecallIndex(index, new ExactVectorScan()), limited,
+                    Clock.fixed(NOW, ZoneOffset.UTC), () -> pair);
+            RecallResult r = recall.recall(new RecallRequest(scope, "pet", RecallMode.SEMANTIC, 10, null, false));
+            // The newest two are both Chinese: the English puppy is the third newest, compared only when
+            // three are (one model's newest two each would have compared it, and four vectors of four).
+            assertThat(ids(r)).as("newest %d", n).isEqualTo(n == 2 ? List.of() : List.of(puppy.id()));
+            assertThat(r.warnings()).as("newest %d", n).singleElement().asString()
+                    .contains("compared the " + n + " most recent of 4 vectors");
+
+            RecallResult deep = recall.recall(new RecallRequest(scope, "pet", RecallMode.DEEP, 10, null, false));
+            assertThat(ids(deep)).containsExactlyInAnyOrder(cat.id(), puppy.id());
+            assertThat(deep.warnings()).isEmpty();
+        }
+    }
+
+    @Test
     @DisplayName("R3 unless recall.cosine_threshold is set, the embedding model's own threshold applies")
     void modelThreshold() {
         Memory cat = said("我养了一只猫 I have a cat", 3);

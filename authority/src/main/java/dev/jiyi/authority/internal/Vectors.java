@@ -12,7 +12,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The vector cache (V1-V4, R5): one vector per memory, keyed by its row number, with the model's
@@ -163,6 +166,35 @@ public final class Vectors {
         try (ResultSet rs = ps.executeQuery()) {
             return rs.next() && rs.getInt(1) == 1;
         }
+    }
+
+    /**
+     * R5: how many vectors of each of these fingerprints the {@code limit} newest eligible memories
+     * with a vector of any of them have (a memory has one vector, so the counts add up to at most
+     * {@code limit}); fingerprints with none are left out. Index-only, like {@link #coverage}.
+     */
+    public Map<String, Integer> newest(Eligibility filter, List<String> fingerprints, int limit) throws SQLException {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        if (fingerprints.isEmpty() || limit <= 0) {
+            return out;
+        }
+        String any = String.join(", ", Collections.nCopies(fingerprints.size(), "?"));
+        PreparedStatement ps = sql.prepare("SELECT fingerprint, count(*) FROM (SELECT e.fingerprint FROM memories m "
+                + "INDEXED BY memories_scope_seq CROSS JOIN embeddings e INDEXED BY embeddings_fingerprint "
+                + "ON e.fingerprint IN (" + any + ") AND e.memory_seq = m.seq WHERE " + Sql.eligible("m", filter)
+                + " ORDER BY m.seq DESC LIMIT ?) GROUP BY fingerprint");
+        int next = 1;
+        for (String fingerprint : fingerprints) {
+            ps.setString(next++, fingerprint);
+        }
+        next = Sql.bindEligible(ps, next, filter);
+        ps.setInt(next, limit);
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                out.put(rs.getString(1), rs.getInt(2));
+            }
+        }
+        return out;
     }
 
     /**
