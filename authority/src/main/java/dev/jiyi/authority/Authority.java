@@ -73,6 +73,7 @@ public final class Authority implements AutoCloseable {
     private final Archives archives;
     private final AtomicLong memoryRowsRead = new AtomicLong();
     private final TimelineTimes timelineTimes = new TimelineTimes();
+    private final KeptCounts keptCounts = new KeptCounts();
 
     private Authority(Sql sql, List<TransactionalIndex> attached) {
         this.sql = sql;
@@ -147,7 +148,7 @@ public final class Authority implements AutoCloseable {
      */
     public synchronized <T> T read(Function<Snapshot, T> work) {
         return tx.read("reading a snapshot", () -> {
-            Snapshot snapshot = new Snapshot(sql, vectors, events, memories, changeLog, memoryRowsRead, timelineTimes);
+            Snapshot snapshot = new Snapshot(sql, vectors, events, memories, changeLog, memoryRowsRead, timelineTimes, keptCounts);
             try {
                 return work.apply(snapshot);
             } finally {

@@ -48,10 +48,12 @@ public final class Snapshot {
     private final ChangeLogWriter changeLog;
     private final AtomicLong memoryRowsRead;
     private final TimelineTimes timelineTimes;
+    private final KeptCounts keptCounts;
     private boolean open = true;
 
     Snapshot(Sql sql, Vectors vectors, Events events, Memories memories, ChangeLogWriter changeLog,
-             AtomicLong memoryRowsRead, TimelineTimes timelineTimes) {
+             AtomicLong memoryRowsRead, TimelineTimes timelineTimes,
+             KeptCounts keptCounts) {
         this.sql = sql;
         this.vectors = vectors;
         this.events = events;
@@ -59,6 +61,7 @@ public final class Snapshot {
         this.changeLog = changeLog;
         this.memoryRowsRead = memoryRowsRead;
         this.timelineTimes = timelineTimes;
+        this.keptCounts = keptCounts;
     }
 
     /**
@@ -127,9 +130,13 @@ public final class Snapshot {
         });
     }
 
-    /** V4: how many memories {@code filter} admits and how many of them have a vector of this fingerprint. */
+    /**
+     * V4: how many memories {@code filter} admits and how many of them have a vector of this
+     * fingerprint (kept between reads while they cannot have changed, {@link KeptCounts}).
+     */
     public VectorCache.Coverage vectorCoverage(Eligibility filter, String fingerprint) {
-        return read("counting vectors", () -> vectors.coverage(filter, fingerprint));
+        return read("counting vectors", () -> keptCounts.kept(sql, new KeptCounts.CoverageOf(fingerprint), filter,
+                () -> vectors.coverage(filter, fingerprint)));
     }
 
     /**
@@ -142,7 +149,9 @@ public final class Snapshot {
         if (limit < 1) {
             throw new InvalidInputException("limit", "must be positive");
         }
-        return read("counting the newest vectors", () -> vectors.newest(filter, fingerprints, limit));
+        List<String> models = List.copyOf(fingerprints);
+        return read("counting the newest vectors", () -> keptCounts.kept(sql, new KeptCounts.NewestOf(models, limit),
+                filter, () -> vectors.newest(filter, models, limit)));
     }
 
     /**

@@ -36,7 +36,7 @@ final class TimelineTimes {
     static final int SCOPES = 64;
 
     /** The state of the archive's memories a list was read in: the change log's head and the memories' last row. */
-    private record Mark(long log, long memory) {
+    record Mark(long log, long memory) {
     }
 
     /** A scope's keyed facts (not revoked), in row order, and the mark they were read at. */
@@ -78,7 +78,7 @@ final class TimelineTimes {
         return out;
     }
 
-    private static Mark mark(Sql sql) throws SQLException {
+    static Mark mark(Sql sql) throws SQLException {
         try (ResultSet rs = sql.prepare("SELECT (SELECT coalesce(max(seq), 0) FROM change_log), "
                 + "(SELECT coalesce(max(seq), 0) FROM memories)").executeQuery()) {
             rs.next();

@@ -7,6 +7,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.security.MessageDigest;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -28,6 +30,7 @@ import static dev.jiyi.authority.AuthorityTestKit.dbFile;
 import static dev.jiyi.authority.AuthorityTestKit.dump;
 import static dev.jiyi.authority.AuthorityTestKit.event;
 import static dev.jiyi.authority.AuthorityTestKit.open;
+import static dev.jiyi.authority.AuthorityTestKit.raw;
 import static dev.jiyi.authority.AuthorityTestKit.string;
 import static dev.jiyi.authority.AuthorityTestKit.strings;
 import static dev.jiyi.authority.AuthorityTestKit.submit;
@@ -323,6 +326,68 @@ class VectorCacheTest {
             assertThatThrownBy(() -> newest(a, now, both, 0))
                     .isInstanceOf(InvalidInputException.class).hasMessageContaining("limit");
         }
+    }
+
+    @Test
+    @DisplayName("V4 R5 coverage and newest counts kept between reads follow every change: a memory added, a vector "
+            + "stored, a correction, a query time past a memory's start or end, and another authority's writes to the file")
+    void keptCountsFollowChanges() throws Exception {
+        try (Authority a = open(dir); Authority other = open(dir)) {
+            Memory m1 = remember(a, ALICE_WORK, CHINESE); // valid from 2024-05-01T02:00Z, as every remembered fact here
+            a.storeVectors(FP_A, List.of(vec(m1, 1f, 0f)));
+            assertThat(coverage(a, AT)).isEqualTo(new VectorCache.Coverage(1, 1));
+            assertThat(coverage(a, AT)).as("asked again").isEqualTo(new VectorCache.Coverage(1, 1));
+            Memory m2 = remember(a, ALICE_WORK, ENGLISH);
+            assertThat(coverage(a, AT)).as("a memory added").isEqualTo(new VectorCache.Coverage(2, 1));
+            a.storeVectors(FP_A, List.of(vec(m2, 0f, 1f)));
+            assertThat(coverage(a, AT)).as("its vector stored").isEqualTo(new VectorCache.Coverage(2, 2));
+            assertThat(newest(a, new Eligibility(ALICE_WORK, AT, false), List.of(FP_A), 10)).isEqualTo(Map.of(FP_A, 2));
+
+            // Valid through 2023 only. Nothing is written between the asks below: only the time moves.
+            Memory trip = episode(a, ALICE_WORK, "去年的旅行 last year's trip", Y2023, Y2024);
+            a.storeVectors(FP_A, List.of(vec(trip, 1f, 1f)));
+            Instant lastSecond = Y2024.minusSeconds(1);
+            assertThat(coverage(a, AT)).isEqualTo(new VectorCache.Coverage(2, 2));
+            assertThat(coverage(a, lastSecond)).as("the trip's last second, the facts not begun")
+                    .isEqualTo(new VectorCache.Coverage(1, 1));
+            assertThat(coverage(a, Y2024)).as("the trip over").isEqualTo(new VectorCache.Coverage(0, 0));
+            assertThat(coverage(a, Y2023.minusSeconds(1))).as("before it").isEqualTo(new VectorCache.Coverage(0, 0));
+            assertThat(coverage(a, AT)).isEqualTo(new VectorCache.Coverage(2, 2));
+            assertThat(a.vectorCoverage(ALICE_WORK, FP_A, lastSecond, true)).as("with history, at any time")
+                    .isEqualTo(new VectorCache.Coverage(3, 3));
+            assertThat(a.vectorCoverage(ALICE_WORK, FP_A, Y2023, true)).isEqualTo(new VectorCache.Coverage(3, 3));
+            assertThat(newest(a, new Eligibility(ALICE_WORK, lastSecond, false), List.of(FP_A), 10))
+                    .isEqualTo(Map.of(FP_A, 1));
+            assertThat(newest(a, new Eligibility(ALICE_WORK, AT, false), List.of(FP_A), 10)).isEqualTo(Map.of(FP_A, 2));
+
+            revoke(a, ALICE_WORK, m1);
+            assertThat(coverage(a, AT)).as("corrected: the new memory has no vector yet")
+                    .isEqualTo(new VectorCache.Coverage(2, 1));
+            assertThat(a.vectorCoverage(ALICE_WORK, FP_A, AT, true)).isEqualTo(new VectorCache.Coverage(3, 2));
+
+            // Another authority on the same file: another connection with counts of its own, as another process.
+            Memory m3 = remember(other, ALICE_WORK, MIXED);
+            assertThat(coverage(a, AT)).as("a memory another authority added").isEqualTo(new VectorCache.Coverage(3, 1));
+            other.storeVectors(FP_A, List.of(vec(m3, 1f, 0f)));
+            assertThat(coverage(a, AT)).as("its vector").isEqualTo(new VectorCache.Coverage(3, 2));
+            assertThat(newest(a, new Eligibility(ALICE_WORK, AT, false), List.of(FP_A), 10)).isEqualTo(Map.of(FP_A, 2));
+            assertThat(coverage(other, AT)).isEqualTo(new VectorCache.Coverage(3, 2));
+
+            // Kept, not counted again: a vector removed behind the authorities' back (with no change-log
+            // entry, which no writer of jiyi's makes) is not seen until a write moves the mark: here a
+            // deletion (D1) of m2's event, its memory and vector with it.
+            try (Connection c = raw(db()); Statement st = c.createStatement()) {
+                assertThat(st.executeUpdate("DELETE FROM embeddings WHERE memory_id = '" + m3.id() + "'")).isOne();
+            }
+            assertThat(coverage(a, AT)).as("kept").isEqualTo(new VectorCache.Coverage(3, 2));
+            a.deleteEvent(ALICE_WORK, m2.eventId());
+            assertThat(coverage(a, AT)).as("after a deletion").isEqualTo(new VectorCache.Coverage(2, 0));
+            assertThat(newest(a, new Eligibility(ALICE_WORK, AT, false), List.of(FP_A), 10)).isEmpty();
+        }
+    }
+
+    private static VectorCache.Coverage coverage(Authority a, Instant at) {
+        return a.vectorCoverage(ALICE_WORK, FP_A, at, false);
     }
 
     @Test

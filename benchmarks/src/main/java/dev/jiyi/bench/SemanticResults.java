@@ -67,7 +67,8 @@ final class SemanticResults {
     /**
      * The figures at one archive size. {@code coverageCount} is {@link Authority#vectorCoverage} timed
      * alone: the count of eligible memories with a vector (V4) that every semantic and deep recall
-     * makes besides its scan.
+     * asks for besides its scan. The count is kept between reads while nothing it counts can change,
+     * so after the first query this times the kept path; a recall after a write pays the count.
      */
     public record SizeResult(int memories, Vectors vectors, Build build, long databaseBytes, Latency queryEmbedding,
                              List<ModeLatency> modes, List<Scan> scans, Latency coverageCount) {

@@ -319,7 +319,8 @@ class LocalSemanticTest {
 
     @Test
     @DisplayName("R5 V1 with JIYI_RECALL_SEMANTIC_LIMIT=2 a home with both models compares the 2 most recent "
-            + "vectors in all, on FTS5 and on Lucene: the two English ones, so pet finds cat and 宠物 not 橘猫")
+            + "vectors in all (the two English ones), not 2 of each model, and says so, on FTS5 and on Lucene; pet "
+            + "still finds cat, 宠物 not the older 橘猫")
     void semanticLimitAcrossModels() {
         CliRunner limited = new CliRunner(home).env("JIYI_RECALL_SEMANTIC_LIMIT", "2");
         for (String index : List.of("fts5", "lucene")) {

@@ -97,11 +97,11 @@ public final class Vectors {
     }
 
     /** {@link #store(String, Iterable)} for each model's vectors, in the caller's transaction. */
-    public VectorCache.Stored store(java.util.Map<String, ? extends Iterable<VectorCache.NewVector>> byModel)
+    public VectorCache.Stored store(Map<String, ? extends Iterable<VectorCache.NewVector>> byModel)
             throws SQLException {
         int stored = 0;
         int skipped = 0;
-        for (java.util.Map.Entry<String, ? extends Iterable<VectorCache.NewVector>> e : byModel.entrySet()) {
+        for (Map.Entry<String, ? extends Iterable<VectorCache.NewVector>> e : byModel.entrySet()) {
             VectorCache.Stored s = store(e.getKey(), e.getValue());
             stored += s.stored();
             skipped += s.skipped();
@@ -194,7 +194,7 @@ public final class Vectors {
                 out.put(rs.getString(1), rs.getInt(2));
             }
         }
-        return out;
+        return Map.copyOf(out);
     }
 
     /**
