@@ -71,6 +71,11 @@ class SemanticRecallTest {
             this.fingerprint = fingerprint;
         }
 
+        ConceptEmbedder(String fingerprint, int rotation) {
+            this(fingerprint);
+            this.rotation = rotation;
+        }
+
         @Override
         public String fingerprint() {
             return fingerprint;
@@ -131,6 +136,16 @@ class SemanticRecallTest {
     Recall recall(RecallConfig config, Supplier<Embedder> model) {
         return new Recall(authority, new RecallIndex(index, new ExactVectorScan()), config, Clock.fixed(NOW, ZoneOffset.UTC),
                 model == null ? null : () -> Embedders.of(model.get()));
+    }
+
+    /** Two models, one per language, whose spaces differ: the English one's concepts lie elsewhere. */
+    final ConceptEmbedder zh = new ConceptEmbedder("zh|v1");
+    final ConceptEmbedder en = new ConceptEmbedder("en|v1", 2);
+
+    /** Recall with {@link #zh} for Chinese text and {@link #en} for any other. */
+    Recall byLanguage(RecallConfig config) {
+        return new Recall(authority, new RecallIndex(index, new ExactVectorScan()), config, Clock.fixed(NOW, ZoneOffset.UTC),
+                () -> Embedders.byLanguage(zh, en));
     }
 
     RecallResult query(String q, RecallMode mode) {
@@ -214,16 +229,11 @@ class SemanticRecallTest {
             + "model, so both the Chinese and the English pet are found though the models' spaces differ; a home "
             + "without vectors of a model never asks that model")
     void oneModelPerLanguage() {
-        ConceptEmbedder zh = new ConceptEmbedder("zh|v1");
-        ConceptEmbedder en = new ConceptEmbedder("en|v1");
-        en.rotation = 2;
-        Embedders pair = Embedders.byLanguage(zh, en);
         Memory cat = said("我养了一只猫", 3);
         Memory puppy = said("I adopted a puppy", 2);
         Memory rain = said("it rained all day", 1);
         embed(zh, cat);
-        Recall recall = new Recall(authority, new RecallIndex(index, new ExactVectorScan()), RecallConfig.DEFAULT,
-                Clock.fixed(NOW, ZoneOffset.UTC), () -> pair);
+        Recall recall = byLanguage(RecallConfig.DEFAULT);
 
         // Only Chinese vectors so far: the English model is not asked; the other two lack a vector.
         RecallResult zhOnly = recall.recall(new RecallRequest(scope, "宠物", RecallMode.SEMANTIC, 10, null, false));
@@ -254,10 +264,6 @@ class SemanticRecallTest {
     @DisplayName("R5 V1 two models: semantic mode compares the N most recent vectors in all, each with its own "
             + "model's query vector, not N of each model; deep mode compares all")
     void semanticLimitAcrossModels() {
-        ConceptEmbedder zh = new ConceptEmbedder("zh|v1");
-        ConceptEmbedder en = new ConceptEmbedder("en|v1");
-        en.rotation = 2;
-        Embedders pair = Embedders.byLanguage(zh, en);
         // Oldest first: the Chinese cat, the English puppy, then two Chinese rainy days.
         Memory cat = said("我养了一只猫", 40);
         Memory puppy = said("I adopted a puppy", 30);
@@ -267,9 +273,7 @@ class SemanticRecallTest {
         embed(zh, rain);
 
         for (int n : new int[] {2, 3}) {
-            RecallConfig limited = RecallConfig.builder().semanticLimit(n).build();
-            Recall recall = new Recall(authority, new RecallIndex(index, new ExactVectorScan()), limited,
-                    Clock.fixed(NOW, ZoneOffset.UTC), () -> pair);
+            Recall recall = byLanguage(RecallConfig.builder().semanticLimit(n).build());
             RecallResult r = recall.recall(new RecallRequest(scope, "pet", RecallMode.SEMANTIC, 10, null, false));
             // The newest two are both Chinese: the English puppy is the third newest, compared only when
             // three are (one model's newest two each would have compared it, and four vectors of four).

@@ -174,10 +174,10 @@ public final class Vectors {
      * {@code limit}); fingerprints with none are left out. Index-only, like {@link #coverage}.
      */
     public Map<String, Integer> newest(Eligibility filter, List<String> fingerprints, int limit) throws SQLException {
-        Map<String, Integer> out = new LinkedHashMap<>();
         if (fingerprints.isEmpty() || limit <= 0) {
-            return out;
+            return Map.of();
         }
+        Map<String, Integer> out = new LinkedHashMap<>();
         String any = String.join(", ", Collections.nCopies(fingerprints.size(), "?"));
         PreparedStatement ps = sql.prepare("SELECT fingerprint, count(*) FROM (SELECT e.fingerprint FROM memories m "
                 + "INDEXED BY memories_scope_seq CROSS JOIN embeddings e INDEXED BY embeddings_fingerprint "
