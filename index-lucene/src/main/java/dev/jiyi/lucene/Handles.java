@@ -51,6 +51,19 @@ final class Handles {
      * 270 to 300 ms and recall 67 to 78 % dearer.
      */
     static final int MAX_SEGMENT_MB = 16;
+    /**
+     * A flush of this many documents or fewer is one compound file (with its entries and its segment
+     * info: three files instead of about eighteen); the follower sets it per flush
+     * ({@link LuceneFollower}). A turn applied in a conversation flushes a segment of one document per
+     * kind ({@link OneKindMerges}), and a commit creates and syncs each of its files, which a merge
+     * later deletes: at 1,000,000 turns, with a turn before each recall and each catch-up committing
+     * (a human pace), recall and commit took 109 to 137 ms at the median with separate files, 97 with
+     * {@link SyncedOnce} alone and 48 with both (2026-12-07); a recall with no commit between turns
+     * back to back costs 2 to 7 ms more (docs/benchmarks.md). Merged segments, and flushes of many
+     * documents (a rebuild, a long catch-up), keep their own files: a deletion's purge rewrites them
+     * (D1), and a compound file would be written twice.
+     */
+    static final int COMPOUND_DOCS = 1_000;
 
     final IndexHome home;
     final LuceneOptions options;

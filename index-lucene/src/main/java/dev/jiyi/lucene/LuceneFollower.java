@@ -14,6 +14,7 @@ import org.apache.lucene.index.FilterLeafReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.LiveIndexWriterConfig;
 import org.apache.lucene.index.SegmentReader;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.index.Terms;
@@ -204,7 +205,9 @@ final class LuceneFollower implements ChangeLogFollower.Target {
 
     /**
      * Replaces documents of one kind, after flushing the writer's buffer if it may hold the other
-     * kind, so that no flushed segment holds both ({@link OneKindMerges}).
+     * kind, so that no flushed segment holds both ({@link OneKindMerges}). A flush of a few documents
+     * (the next one: a refresh, a commit or this kind switch) is one compound file, a larger one its
+     * own files ({@link Handles#COMPOUND_DOCS}); a flush the buffer's size forces while writing is large.
      */
     private void write(String kind, List<Term> keys, List<Document> docs) throws IOException {
         if (docs.isEmpty()) {
@@ -214,7 +217,10 @@ final class LuceneFollower implements ChangeLogFollower.Target {
             h.writer.flush();
         }
         buffered = kind;
+        LiveIndexWriterConfig live = h.writer.getConfig();
+        live.setUseCompoundFile(false);
         write(h.writer, keys, docs);
+        live.setUseCompoundFile(h.writer.numRamDocs() <= Handles.COMPOUND_DOCS);
     }
 
     /**

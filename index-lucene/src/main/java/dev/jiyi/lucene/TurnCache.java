@@ -2,6 +2,7 @@ package dev.jiyi.lucene;
 
 import org.apache.lucene.codecs.lucene90.compressing.Lucene90CompressingStoredFieldsWriter;
 import org.apache.lucene.index.IndexFileNames;
+import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.store.FlushInfo;
 import org.apache.lucene.store.IOContext;
@@ -28,7 +29,7 @@ import java.util.Set;
  * way, a commit writes and syncs every file it names, and a process reading beside the writer sees
  * only commits. A deletion's purge (D1) drops the merged-away segment's files wherever they are, and
  * closing drops what no commit named, so deleted text that was only in memory never reaches the
- * disk.
+ * disk. Below the memory, each file on disk is synced once ({@link SyncedOnce}).
  */
 final class TurnCache extends NRTCachingDirectory {
 
@@ -50,7 +51,12 @@ final class TurnCache extends NRTCachingDirectory {
     private static final IOContext SMALL = IOContext.flush(new FlushInfo(1, 0));
 
     TurnCache(Path dir) throws IOException {
-        super(FSDirectory.open(dir), SEGMENT_MB, CACHED_MB);
+        this(FSDirectory.open(dir));
+    }
+
+    /** Around {@code disk}, the index's folder, each of whose files is synced once ({@link SyncedOnce}). */
+    TurnCache(Directory disk) {
+        super(new SyncedOnce(disk), SEGMENT_MB, CACHED_MB);
     }
 
     @Override
