@@ -1,7 +1,10 @@
 package dev.jiyi.bench;
 
 import dev.jiyi.bench.ZipfCorpus.QueryKind;
+import dev.jiyi.engine.IndexKind;
 import dev.jiyi.engine.Jiyi;
+import dev.jiyi.lucene.LuceneBackend;
+import dev.jiyi.lucene.LuceneIndex;
 import dev.jiyi.ranking.Recall;
 import dev.jiyi.ranking.RecallConfig;
 import dev.jiyi.ranking.RecallRequest;
@@ -34,7 +37,9 @@ import java.util.concurrent.Callable;
  * too, without waits for recalls. Between the two, a phase writes a turn before every recall, as a
  * conversation does (the host submits the user's turn, then asks for memories to answer it): every
  * recall then follows the log and reopens its view, the cost the once-a-second writer shows in one
- * call of fifty.
+ * call of fifty. On Lucene a second such phase has each recall's catch-up commit, as at a human
+ * pace, where turns come ten seconds or more apart and the first search ten seconds after the last
+ * commit commits.
  */
 @Command(name = "tail", mixinStandardHelpOptions = true,
         description = "Splits fast recall's slow calls by cause: a collection, the first recall after an ingest, or neither.")
@@ -63,6 +68,9 @@ public final class TailHarness implements Callable<Integer> {
     @Option(names = "--writes", paramLabel = "N", defaultValue = "2000",
             description = "Turns then written back to back with no recall, each write timed (default: ${DEFAULT-VALUE}; 0: none).")
     int writes;
+
+    static final String CONVERSATION = "in conversation (a turn written before each recall)";
+    static final String CONVERSATION_COMMITTED = "at a human pace (a turn before each recall, whose catch-up commits)";
 
     private final PrintStream out;
 
@@ -115,8 +123,9 @@ public final class TailHarness implements Callable<Integer> {
 
     /**
      * The phases on one copy of the archive: recalls alone, then beside a writer, then in
-     * conversation (a turn written before each recall), then {@code writes} turns written back to
-     * back with no recall (what a write itself costs, with no wait for a recall).
+     * conversation (a turn written before each recall), on Lucene at a human pace too (the same, each
+     * recall's catch-up committing), then {@code writes} turns written back to back with no recall
+     * (what a write itself costs, with no wait for a recall).
      */
     static List<Phase> run(int size, String index, QueryKind kind, int seconds, int warmup, int writes) {
         CachedArchive archive = JmhArchives.openZipf(size);
@@ -134,9 +143,14 @@ public final class TailHarness implements Callable<Integer> {
                 phases.add(phase("beside a writer", recall, requests, seconds, writer));
             }
             long next = corpus.size() + writer.submitted(); // the turns after the writer's
-            phases.add(conversation(jiyi, corpus, recall, requests, seconds, next));
+            phases.add(conversation(jiyi, corpus, recall, requests, seconds, next, false));
+            next += phases.getLast().eventWrites().length;
+            if (index.equals("lucene")) {
+                phases.add(conversation(jiyi, corpus, recall, requests, seconds, next, true));
+                next += phases.getLast().eventWrites().length;
+            }
             if (writes > 0) {
-                long first = next + phases.getLast().eventWrites().length;
+                long first = next;
                 long[][] times = new long[2][writes];
                 for (int i = 0; i < writes; i++) {
                     long[] turn = BackgroundIngest.write(jiyi.authority(), corpus, first + i, "-alone");
@@ -181,17 +195,24 @@ public final class TailHarness implements Callable<Integer> {
     /**
      * Recalls as a conversation makes them: turn {@code first}, {@code first + 1}, ... written (its
      * event, then its memory) before each recall, so that every recall follows a log that moved and
-     * searches a view the turn changed. The recall is timed, the writes apart.
+     * searches a view the turn changed. The recall is timed, the writes apart. With {@code committed}
+     * (Lucene), each recall's catch-up commits, as the first search ten seconds or more after the
+     * last commit does: at a human pace, a turn every ten seconds or more, that is every recall. The
+     * catch-up that commits ({@link LuceneIndex#catchUp}) is then timed with the recall.
      */
     private static Phase conversation(Jiyi jiyi, ZipfCorpus corpus, Recall recall, List<RecallRequest> requests,
-                                      int seconds, long first) {
+                                      int seconds, long first, boolean committed) {
+        LuceneIndex lucene = committed ? jiyi.backend(IndexKind.LUCENE, LuceneBackend.class).index() : null;
         List<long[]> calls = new ArrayList<>();
         List<long[]> writes = new ArrayList<>();
         long end = System.nanoTime() + seconds * 1_000_000_000L;
         for (int i = 0; System.nanoTime() < end; i++) {
-            writes.add(BackgroundIngest.write(jiyi.authority(), corpus, first + i, "-conversation"));
+            writes.add(BackgroundIngest.write(jiyi.authority(), corpus, first + i, committed ? "-paced" : "-conversation"));
             long gcBefore = collections();
             long start = System.nanoTime();
+            if (lucene != null) {
+                lucene.catchUp(jiyi.authority());
+            }
             recall.recall(requests.get(i % requests.size()));
             calls.add(new long[] {System.nanoTime() - start, collections() != gcBefore ? 1 : 0});
         }
@@ -209,8 +230,7 @@ public final class TailHarness implements Callable<Integer> {
         }
         Arrays.sort(written[0]);
         Arrays.sort(written[1]);
-        return new Phase("in conversation (a turn written before each recall)", nanos, collected, after, written[0],
-                written[1]);
+        return new Phase(committed ? CONVERSATION_COMMITTED : CONVERSATION, nanos, collected, after, written[0], written[1]);
     }
 
     private static long collections() {
