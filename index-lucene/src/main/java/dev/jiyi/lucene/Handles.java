@@ -58,12 +58,12 @@ final class Handles {
      * kind ({@link OneKindMerges}), and a commit creates and syncs each of its files, which a merge
      * later deletes: at 1,000,000 turns, with a turn before each recall and each catch-up committing
      * (a human pace), recall and commit took 109 to 137 ms at the median with separate files, 97 with
-     * {@link SyncedOnce} alone and 48 with both (2026-12-07); a recall with no commit between turns
-     * back to back costs 2 to 7 ms more (docs/benchmarks.md). Merged segments, and flushes of many
-     * documents (a rebuild, a long catch-up), keep their own files: a deletion's purge rewrites them
-     * (D1), and a compound file would be written twice.
+     * {@link SyncedOnce} alone and 42 to 48 with both (2026-12-07); a recall right after a turn with
+     * no commit due costs a few ms more (docs/benchmarks.md). Merged segments, and flushes of more
+     * documents (a rebuild, a catch-up of pages of the log), keep their own files: a deletion's purge
+     * rewrites them (D1), and a compound file would be written twice.
      */
-    static final int COMPOUND_DOCS = 1_000;
+    static final int COMPOUND_DOCS = 64;
 
     final IndexHome home;
     final LuceneOptions options;

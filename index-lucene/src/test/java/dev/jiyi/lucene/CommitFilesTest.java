@@ -92,13 +92,13 @@ class CommitFilesTest {
     }
 
     @Test
-    @DisplayName("L2 a catch-up of a turn flushes each kind as one compound file; a rebuild, a catch-up of many documents and merges write segments as their own files (Chinese, English and mixed text)")
+    @DisplayName("L2 a catch-up of a turn flushes each kind as one compound file; a rebuild, catch-ups of many turns or many events, and merges write segments as their own files (Chinese, English and mixed text)")
     void fewDocumentsCompound() throws IOException {
         Random random = SeededRandom.create("CommitFilesTest.fewDocumentsCompound");
         try (Authority a = Authority.open(dir.resolve("jiyi.db"), List.of());
                 LuceneIndex lucene = LuceneIndex.open(dir.resolve("lucene"), LuceneOptions.defaults())) {
             Archive.fill(a, DIARY, "built", 40, random);
-            lucene.catchUp(a); // the first search builds the index
+            catchUp(lucene, a); // the first search builds the index
             Path index = lucene.directory().orElseThrow();
             assertThat(segments(index)).as("a rebuild").isNotEmpty()
                     .allSatisfy(seg -> assertThat(seg.info.getUseCompoundFile()).isFalse());
@@ -107,10 +107,18 @@ class CommitFilesTest {
             Memory tea = remember(a, DIARY, "tea", "我每天早上喝乌龙茶 oolong tea every morning");
             assertThat(Archive.rows(Archive.memories(a, lucene, "乌龙茶 oolong", Eligibility.current(DIARY, NOW), 10)))
                     .containsExactly(tea.rowId());
-            lucene.catchUp(a);
-            List<SegmentCommitInfo> turn = segments(index).stream().filter(seg -> !before.contains(seg.info.name)).toList();
+            catchUp(lucene, a);
+            List<SegmentCommitInfo> turn = newSegments(index, before);
             assertThat(turn).as("a turn's event and memory, flushed apart").hasSize(2)
                     .allSatisfy(seg -> assertThat(seg.info.getUseCompoundFile()).isTrue());
+
+            Set<String> beforeTurns = names(index);
+            for (int i = 0; i < Handles.COMPOUND_DOCS + 36; i++) {
+                remember(a, DIARY, "turn" + i, i % 2 == 0 ? "第" + i + "轮 周末去香山爬山" : "turn " + i + " hiking at Fragrant Hills 香山");
+            }
+            catchUp(lucene, a); // turn after turn in the log: each kind flushed at the kind switch, 100 documents
+            assertThat(newSegments(index, beforeTurns)).as("a catch-up of many turns").isNotEmpty()
+                    .allSatisfy(seg -> assertThat(seg.info.getUseCompoundFile()).isFalse());
 
             Set<String> beforeMany = names(index);
             List<EventSubmission> many = new ArrayList<>();
@@ -119,15 +127,25 @@ class CommitFilesTest {
                         "lucene-test", Category.CONVERSATION, "s1", Archive.SAID));
             }
             assertThat(a.submitEvents(many).error()).as("precondition").isNull();
-            lucene.catchUp(a); // 1,500 events in a row: one buffer, flushed by the writer's threads
-            List<SegmentCommitInfo> all = segments(index);
-            List<SegmentCommitInfo> large = all.stream().filter(seg -> !beforeMany.contains(seg.info.name)).toList();
-            assertThat(large.stream().mapToInt(seg -> seg.info.maxDoc()).sum()).as("a catch-up of many documents")
+            catchUp(lucene, a);
+            List<SegmentCommitInfo> large = newSegments(index, beforeMany);
+            assertThat(large.stream().mapToInt(seg -> seg.info.maxDoc()).sum()).as("a catch-up of many events")
                     .isGreaterThan(Handles.COMPOUND_DOCS);
             assertThat(large).allSatisfy(seg -> assertThat(seg.info.getUseCompoundFile()).isFalse());
-            assertThat(all).filteredOn(seg -> !"flush".equals(seg.info.getDiagnostics().get("source")))
+            assertThat(segments(index)).filteredOn(seg -> !"flush".equals(seg.info.getDiagnostics().get("source")))
                     .as("merged").allSatisfy(seg -> assertThat(seg.info.getUseCompoundFile()).isFalse());
         }
+    }
+
+    /** Catches up on the whole log, however many calls its time budget takes. */
+    private static void catchUp(LuceneIndex lucene, Authority a) {
+        while (lucene.catchUp(a).behind() > 0) {
+            Thread.onSpinWait();
+        }
+    }
+
+    private static List<SegmentCommitInfo> newSegments(Path index, Set<String> before) throws IOException {
+        return segments(index).stream().filter(seg -> !before.contains(seg.info.name)).toList();
     }
 
     private static List<SegmentCommitInfo> segments(Path index) throws IOException {
