@@ -17,7 +17,8 @@ import java.util.Set;
  * The index's directory: its files on disk, and the small segments written since the last commit
  * in memory. A recall follows the change log before it searches, and in a conversation the log
  * moves every turn, so the search applies a turn and reopens its view: each time the writer flushes
- * two segments of one document (one per kind, {@link OneKindMerges}), about a dozen new files, and
+ * two segments of one document (one per kind, {@link OneKindMerges}), a dozen and more new files
+ * each (three since such small flushes are compound files, {@link Handles#COMPOUND_DOCS}), and
  * merges such segments every few turns, deleting their files. Written to disk, that churn made such
  * a recall at 1,000,000 turns about twice as slow (docs/benchmarks.md, "Recall in a conversation").
  * Here a flushed segment, and a merge of small ones, up to {@link #SEGMENT_MB} each and
