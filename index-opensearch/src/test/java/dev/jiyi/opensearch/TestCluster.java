@@ -8,6 +8,7 @@ import org.opensearch.transport.Netty4ModulePlugin;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -18,7 +19,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
 
 /**
@@ -33,6 +37,9 @@ public final class TestCluster {
     static final int NODES = 3;
 
     private static TestCluster shared;
+
+    /** Every port handed out in this JVM, so two nodes never get the same one. */
+    private static final Set<Integer> CHOSEN = ConcurrentHashMap.newKeySet();
 
     private final Path base;
     private final int[] httpPorts = new int[NODES];
@@ -80,7 +87,7 @@ public final class TestCluster {
         List<CompletableFuture<Void>> started = new ArrayList<>();
         for (int i = 0; i < NODES; i++) {
             int n = i;
-            started.add(CompletableFuture.runAsync(() -> start(n)));
+            started.add(CompletableFuture.runAsync(() -> start(n, false)));
         }
         started.forEach(CompletableFuture::join);
         waitFor("wait_for_nodes=" + NODES + "&wait_for_status=green");
@@ -106,19 +113,62 @@ public final class TestCluster {
                 .build();
     }
 
-    private synchronized void start(int i) {
+    /**
+     * Starts node {@code i}, trying up to three times: the ports were free when chosen, but another
+     * process of the machine may bind one before the node does. A node that failed is closed (its
+     * data folder's lock released) before the next try, which takes new ports unless the node is
+     * coming back on its old data ({@code again}), where the other nodes know its transport port.
+     */
+    private synchronized void start(int i, boolean again) {
+        Exception failed = null;
+        for (int attempt = 0; attempt < 3; attempt++) {
+            Node node = null;
+            try {
+                if (attempt > 0 && !again) {
+                    httpPorts[i] = freePort();
+                    transportPorts[i] = freePort();
+                }
+                Settings s = settings(i);
+                Path config = base.resolve("node-" + i).resolve("config");
+                Files.createDirectories(config);
+                var env = InternalSettingsPreparer.prepareEnvironment(s, Map.of(), config, () -> "node-" + i);
+                PluginInfo netty = new PluginInfo("transport-netty4", "Netty transport", "3.9.0",
+                        org.opensearch.Version.CURRENT, "21", Netty4ModulePlugin.class.getName(), List.of(), false);
+                node = new Node(env, List.of(netty), true) { };
+                node.start();
+                nodes[i] = node;
+                return;
+            } catch (Exception e) {
+                if (failed == null) {
+                    failed = e;
+                } else {
+                    failed.addSuppressed(e);
+                }
+                closeQuietly(node);
+                pause(1_000);
+            }
+        }
+        throw new IllegalStateException("starting OpenSearch node " + i + " (three tries)", failed);
+    }
+
+    private static void closeQuietly(Node node) {
+        if (node == null) {
+            return;
+        }
         try {
-            Settings s = settings(i);
-            Path config = base.resolve("node-" + i).resolve("config");
-            Files.createDirectories(config);
-            var env = InternalSettingsPreparer.prepareEnvironment(s, Map.of(), config, () -> "node-" + i);
-            PluginInfo netty = new PluginInfo("transport-netty4", "Netty transport", "3.9.0",
-                    org.opensearch.Version.CURRENT, "21", Netty4ModulePlugin.class.getName(), List.of(), false);
-            Node node = new Node(env, List.of(netty), true) { };
-            node.start();
-            nodes[i] = node;
+            node.close();
+            node.awaitClose(30, java.util.concurrent.TimeUnit.SECONDS);
         } catch (Exception e) {
-            throw new IllegalStateException("starting OpenSearch node " + i, e);
+            // the next try reports its own failure
+        }
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
         }
     }
 
@@ -134,7 +184,7 @@ public final class TestCluster {
     }
 
     void startAgain(int i) {
-        start(i);
+        start(i, true);
         waitFor("wait_for_nodes=" + NODES + "&wait_for_status=green");
     }
 
@@ -194,12 +244,7 @@ public final class TestCluster {
                     throw new IllegalStateException(e);
                 }
             }
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
+            pause(100);
         }
         throw new IllegalStateException("the test cluster did not reach " + condition);
     }
@@ -225,7 +270,24 @@ public final class TestCluster {
         }
     }
 
+    /**
+     * A port free now, below Linux's ephemeral range (32768 and up), so that no outgoing connection
+     * of the starting nodes (each dials the others' transport ports) is given it by the kernel
+     * before its node binds it.
+     */
     private static int freePort() throws IOException {
+        var random = ThreadLocalRandom.current();
+        for (int t = 0; t < 100; t++) {
+            int port = random.nextInt(20_000, 32_000);
+            if (!CHOSEN.add(port)) {
+                continue;
+            }
+            try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+                return s.getLocalPort();
+            } catch (IOException e) {
+                // taken: another
+            }
+        }
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }
