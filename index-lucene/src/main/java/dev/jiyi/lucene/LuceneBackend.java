@@ -111,6 +111,16 @@ public final class LuceneBackend implements Backend {
         index().catchUp(authority);
     }
 
+    /** Applies the change log as a search would (committing when due), or with {@code durable} commits it. */
+    @Override
+    public void keepUp(Authority authority, boolean durable) {
+        if (durable) {
+            index().catchUp(authority);
+        } else {
+            index().keepUp(authority);
+        }
+    }
+
     @Override
     public synchronized void close() {
         if (index != null) {

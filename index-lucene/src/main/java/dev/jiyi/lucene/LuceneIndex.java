@@ -162,6 +162,19 @@ public final class LuceneIndex implements LexicalIndex, VectorIndex, Closeable {
         return authority.read(this::followDurably);
     }
 
+    /**
+     * Applies what is new in the change log as a search would, without searching: searchable at once,
+     * committed only when the last commit is {@link LuceneFollower#COMMIT_EVERY} old or a deletion
+     * asks for it.
+     */
+    public LuceneStatus keepUp(Authority authority) {
+        return authority.read(this::followNow);
+    }
+
+    private synchronized LuceneStatus followNow(Snapshot s) {
+        return follow(s);
+    }
+
     private synchronized LuceneStatus followDurably(Snapshot s) {
         followed = new WeakReference<>(s);
         return follower.follow(s, true);

@@ -4,6 +4,7 @@ import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.FileBytes;
 import dev.jiyi.authority.Memory;
 import dev.jiyi.authority.index.Eligibility;
+import dev.jiyi.authority.index.Settings;
 
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.search.IndexSearcher;
@@ -78,6 +79,28 @@ class LuceneCommitTest {
                 assertThat(committed(dir, violin)).isFalse();
             }
             assertThat(committed(dir, violin)).as("closing commits").isTrue();
+        }
+    }
+
+    @Test
+    @DisplayName("L2 keepUp applies the log as a search would, with no search: current at once, committed only when due; the backend's durable keepUp commits it (Chinese, English)")
+    void keepUpAppliesBetweenSearches() throws IOException {
+        try (Authority a = Authority.open(home.resolve("jiyi.db"), List.of());
+             LuceneBackend backend = new LuceneBackend(home, Settings.NONE)) {
+            Memory tea = remember(a, DIARY, "tea", "我每天早上喝乌龙茶 oolong tea every morning");
+            backend.keepUp(a, true);
+            LuceneIndex lucene = backend.index();
+            Path dir = lucene.directory().orElseThrow();
+            assertThat(committed(dir, tea)).as("a durable keep-up commits").isTrue();
+
+            Memory hike = remember(a, DIARY, "hike", "周末去香山爬山 hiking at Fragrant Hills");
+            backend.keepUp(a, false);
+            LuceneStatus status = lucene.status();
+            assertThat(status.applied()).as("applied with no search").isEqualTo(status.head());
+            assertThat(committed(dir, hike)).as("the last commit is not ten seconds old: not committed yet").isFalse();
+            assertThat(rows(memories(a, lucene, "爬山 hiking", CURRENT, 10))).containsExactly(hike.rowId());
+            backend.keepUp(a, true);
+            assertThat(committed(dir, hike)).as("once writes pause, a durable keep-up commits").isTrue();
         }
     }
 

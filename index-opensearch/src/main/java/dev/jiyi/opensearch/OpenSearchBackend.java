@@ -153,6 +153,14 @@ public final class OpenSearchBackend implements Backend {
         }
     }
 
+    /** Applies the change log after a write (each write is searchable once applied; there is nothing to commit later). */
+    @Override
+    public void keepUp(Authority authority, boolean durable) {
+        if (!durable) {
+            warmUp(authority);
+        }
+    }
+
     @Override
     public synchronized void close() {
         if (index != null) {

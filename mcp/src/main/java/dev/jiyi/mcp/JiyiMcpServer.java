@@ -79,6 +79,7 @@ public final class JiyiMcpServer {
                     .validateToolInputs(false)
                     .tools(tools.specifications())
                     .build();
+            tools.keepIndexUp();
             if (warm != Warm.NONE) {
                 Thread.ofPlatform().daemon().name("jiyi-mcp-warm-up").start(() -> tools.warmUp(warm == Warm.ALL));
             }

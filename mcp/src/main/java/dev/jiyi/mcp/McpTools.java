@@ -30,7 +30,8 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * and the Lucene index serialize their own work (their methods are synchronized, always taken in
  * the order authority, then Lucene), and the embedding model is loaded once per process. A
  * read-write gate lets {@link #close} wait for the calls under way before the engine is closed;
- * a call that arrives after it is refused.
+ * a call that arrives after it is refused. After a call that writes, {@link IndexKeeper} brings the
+ * home's recall index up to the write between calls.
  */
 final class McpTools {
 
@@ -41,6 +42,7 @@ final class McpTools {
     private final boolean debug;
     private final List<McpTool> tools;
     private final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
+    private final IndexKeeper keeper;
 
     /**
      * @param defaults the scope of the server's {@code --persona} and {@code --project}
@@ -56,6 +58,7 @@ final class McpTools {
         this.tools = List.of(McpWriteTools.submit(jiyi), McpReadTools.recall(jiyi), McpReadTools.read(jiyi),
                 McpReadTools.resume(jiyi), McpWriteTools.checkpoint(jiyi), McpWriteTools.correct(jiyi),
                 McpWriteTools.delete(jiyi), McpReadTools.persona(jiyi));
+        this.keeper = new IndexKeeper(jiyi, gate.readLock(), log);
     }
 
     List<McpTool> tools() {
@@ -79,7 +82,11 @@ final class McpTools {
             McpArguments args = McpArguments.check(tool.params(), arguments);
             Scope scope = new Scope(args.string("persona", defaults.personaId()),
                     args.string("project", defaults.projectId()));
-            return success(tool.handler().call(args, scope));
+            Map<String, Object> result = tool.handler().call(args, scope);
+            if (tool.hints() != McpTool.Hints.READ_ONLY) {
+                keeper.wrote();
+            }
+            return success(result);
         } catch (McpTool.Failure e) {
             return error(e.code(), e.getMessage());
         } catch (JiyiException | ProviderException e) {
@@ -152,9 +159,15 @@ final class McpTools {
         }
     }
 
+    /** Starts looking for other processes' writes to keep the recall index up with ({@link IndexKeeper#start}). */
+    void keepIndexUp() {
+        keeper.start();
+    }
+
     /** Waits for the calls under way to end and refuses every later one: the engine may then be closed. */
     void close() {
         gate.writeLock().lock();
+        keeper.close();
     }
 
     /**
@@ -162,6 +175,10 @@ final class McpTools {
      * running then (the engine must stay open).
      */
     boolean close(Duration timeout) throws InterruptedException {
-        return gate.writeLock().tryLock(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        if (!gate.writeLock().tryLock(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            return false;
+        }
+        keeper.close();
+        return true;
     }
 }

@@ -59,6 +59,15 @@ public interface Backend extends AutoCloseable {
     default void warmUp(Authority authority) {
     }
 
+    /**
+     * Applies what the change log holds beyond it, as its next search would, and with {@code durable}
+     * commits it. A long-running process calls this after each write and again once writes pause, so
+     * that a search at a conversation's pace finds nothing left to apply or commit. Nothing for a
+     * backend in the authority's own file, which changes in the write's own transaction.
+     */
+    default void keepUp(Authority authority, boolean durable) {
+    }
+
     /** Lets go of its files; what it applied is committed. */
     @Override
     default void close() {
