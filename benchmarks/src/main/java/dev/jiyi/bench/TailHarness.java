@@ -71,6 +71,18 @@ public final class TailHarness implements Callable<Integer> {
 
     static final String CONVERSATION = "in conversation (a turn written before each recall)";
     static final String CONVERSATION_COMMITTED = "at a human pace (a turn before each recall, whose catch-up commits)";
+    static final String CONVERSATION_KEPT_UP = "at a human pace, kept up between calls (a turn, the server's keep-up, "
+            + "then the recall)";
+
+    /** How a conversation phase brings Lucene up to each turn before its recall. */
+    private enum Pace {
+        /** The recall's own search applies the turn (and commits only every ten seconds). */
+        BACK_TO_BACK,
+        /** The recall's catch-up applies and commits it, as the first search ten seconds after a commit does. */
+        COMMITTED,
+        /** A server's keeper applies and commits it between the calls ({@code Backend#keepUp}), untimed with the recall. */
+        KEPT_UP
+    }
 
     private final PrintStream out;
 
@@ -84,7 +96,12 @@ public final class TailHarness implements Callable<Integer> {
 
     /** One phase's calls: durations in nanoseconds, and the marks of each. */
     record Phase(String name, long[] nanos, boolean[] collected, boolean[] afterIngest, long[] eventWrites,
-                 long[] memoryWrites) {
+                 long[] memoryWrites, long[] keptUp) {
+
+        Phase(String name, long[] nanos, boolean[] collected, boolean[] afterIngest, long[] eventWrites,
+              long[] memoryWrites) {
+            this(name, nanos, collected, afterIngest, eventWrites, memoryWrites, new long[0]);
+        }
 
         long percentile(double p) {
             long[] sorted = nanos.clone();
@@ -143,11 +160,13 @@ public final class TailHarness implements Callable<Integer> {
                 phases.add(phase("beside a writer", recall, requests, seconds, writer));
             }
             long next = corpus.size() + writer.submitted(); // the turns after the writer's
-            phases.add(conversation(jiyi, corpus, recall, requests, seconds, next, false));
+            phases.add(conversation(jiyi, corpus, recall, requests, seconds, next, Pace.BACK_TO_BACK));
             next += phases.getLast().eventWrites().length;
             if (index.equals("lucene")) {
-                phases.add(conversation(jiyi, corpus, recall, requests, seconds, next, true));
-                next += phases.getLast().eventWrites().length;
+                for (Pace pace : List.of(Pace.COMMITTED, Pace.KEPT_UP)) {
+                    phases.add(conversation(jiyi, corpus, recall, requests, seconds, next, pace));
+                    next += phases.getLast().eventWrites().length;
+                }
             }
             if (writes > 0) {
                 long first = next;
@@ -195,19 +214,27 @@ public final class TailHarness implements Callable<Integer> {
     /**
      * Recalls as a conversation makes them: turn {@code first}, {@code first + 1}, ... written (its
      * event, then its memory) before each recall, so that every recall follows a log that moved and
-     * searches a view the turn changed. The recall is timed, the writes apart. With {@code committed}
-     * (Lucene), each recall's catch-up commits, as the first search ten seconds or more after the
-     * last commit does: at a human pace, a turn every ten seconds or more, that is every recall. The
-     * catch-up that commits ({@link LuceneIndex#catchUp}) is then timed with the recall.
+     * searches a view the turn changed. The recall is timed, the writes apart. At a human pace (a turn
+     * every ten seconds or more, Lucene), the first search ten seconds or more after the last commit
+     * commits, which is every recall: with {@link Pace#COMMITTED} the catch-up that commits
+     * ({@link LuceneIndex#catchUp}) is timed with the recall; with {@link Pace#KEPT_UP} a server's
+     * keeper has applied and committed the turn between the calls, timed apart ({@link Phase#keptUp}).
      */
     private static Phase conversation(Jiyi jiyi, ZipfCorpus corpus, Recall recall, List<RecallRequest> requests,
-                                      int seconds, long first, boolean committed) {
-        LuceneIndex lucene = committed ? jiyi.backend(IndexKind.LUCENE, LuceneBackend.class).index() : null;
+                                      int seconds, long first, Pace pace) {
+        LuceneIndex lucene = pace == Pace.COMMITTED ? jiyi.backend(IndexKind.LUCENE, LuceneBackend.class).index() : null;
         List<long[]> calls = new ArrayList<>();
         List<long[]> writes = new ArrayList<>();
+        List<Long> keeper = new ArrayList<>();
         long end = System.nanoTime() + seconds * 1_000_000_000L;
         for (int i = 0; System.nanoTime() < end; i++) {
-            writes.add(BackgroundIngest.write(jiyi.authority(), corpus, first + i, committed ? "-paced" : "-conversation"));
+            writes.add(BackgroundIngest.write(jiyi.authority(), corpus, first + i, "-" + pace.name().toLowerCase(Locale.ROOT)));
+            if (pace == Pace.KEPT_UP) {
+                long kept = System.nanoTime();
+                jiyi.backend(IndexKind.LUCENE).keepUp(jiyi.authority(), false);
+                jiyi.backend(IndexKind.LUCENE).keepUp(jiyi.authority(), true);
+                keeper.add(System.nanoTime() - kept);
+            }
             long gcBefore = collections();
             long start = System.nanoTime();
             if (lucene != null) {
@@ -230,7 +257,13 @@ public final class TailHarness implements Callable<Integer> {
         }
         Arrays.sort(written[0]);
         Arrays.sort(written[1]);
-        return new Phase(committed ? CONVERSATION_COMMITTED : CONVERSATION, nanos, collected, after, written[0], written[1]);
+        long[] keptUp = keeper.stream().mapToLong(Long::longValue).sorted().toArray();
+        String name = switch (pace) {
+            case BACK_TO_BACK -> CONVERSATION;
+            case COMMITTED -> CONVERSATION_COMMITTED;
+            case KEPT_UP -> CONVERSATION_KEPT_UP;
+        };
+        return new Phase(name, nanos, collected, after, written[0], written[1], keptUp);
     }
 
     private static long collections() {
@@ -262,6 +295,12 @@ public final class TailHarness implements Callable<Integer> {
                 + "%d during a collection, %d first after an ingest, %d neither%n", collected, after, slow[0], slow[1],
                 slow[2], slow[3]);
         printWrites(p, p.name().equals("beside a writer") ? "writer's " : "");
+        long[] kept = p.keptUp();
+        if (kept.length > 0) {
+            out.printf(Locale.ROOT, "  keep-up between the calls (apply, then commit): %d, p50 %.2f p90 %.2f p99 %.2f max %.2f ms%n",
+                    kept.length, IngestHarness.percentile(kept, 50) / 1e6, IngestHarness.percentile(kept, 90) / 1e6,
+                    IngestHarness.percentile(kept, 99) / 1e6, kept[kept.length - 1] / 1e6);
+        }
     }
 
     private void printWrites(Phase p, String whose) {

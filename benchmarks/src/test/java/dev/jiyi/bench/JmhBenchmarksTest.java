@@ -215,19 +215,22 @@ class JmhBenchmarksTest {
     }
 
     @Test
-    @DisplayName("B1 tail: recalls alone, then beside a writer of a turn a second, then in conversation (a turn before each recall), on Lucene at a human pace too (each catch-up commits), then writes alone: the writes are timed and the recalls after them marked")
+    @DisplayName("B1 tail: recalls alone, then beside a writer of a turn a second, then in conversation (a turn before each recall), on Lucene at a human pace too (each catch-up commits; or a keeper between the calls), then writes alone: the writes are timed and the recalls after them marked")
     void tailAloneAndBesideAWriter() {
         List<TailHarness.Phase> phases = TailHarness.run(SIZE, "lucene", ZipfCorpus.QueryKind.KNOWN_ITEM, 3, 10, 20);
         assertThat(phases).extracting(TailHarness.Phase::name).containsExactly("alone", "beside a writer",
-                TailHarness.CONVERSATION, TailHarness.CONVERSATION_COMMITTED, "writes alone");
-        assertThat(phases.get(4).nanos()).isEmpty();
-        assertThat(phases.get(4).eventWrites()).hasSize(20).isSorted();
-        assertThat(phases.get(4).memoryWrites()).hasSize(20).doesNotContain(0L);
-        for (TailHarness.Phase conversation : phases.subList(2, 4)) {
+                TailHarness.CONVERSATION, TailHarness.CONVERSATION_COMMITTED, TailHarness.CONVERSATION_KEPT_UP, "writes alone");
+        assertThat(phases.get(5).nanos()).isEmpty();
+        assertThat(phases.get(5).eventWrites()).hasSize(20).isSorted();
+        assertThat(phases.get(5).memoryWrites()).hasSize(20).doesNotContain(0L);
+        for (TailHarness.Phase conversation : phases.subList(2, 5)) {
             assertThat(conversation.nanos()).isNotEmpty();
             assertThat(conversation.eventWrites()).as("a turn before each recall").hasSameSizeAs(conversation.nanos())
                     .doesNotContain(0L);
         }
+        assertThat(phases.get(4).keptUp()).as("the keeper between each turn and its recall")
+                .hasSameSizeAs(phases.get(4).nanos()).doesNotContain(0L).isSorted();
+        assertThat(phases.get(3).keptUp()).isEmpty();
         assertThat(TailHarness.run(SIZE, "fts5", ZipfCorpus.QueryKind.KNOWN_ITEM, 1, 0, 0))
                 .as("FTS5 has no commit to pay").extracting(TailHarness.Phase::name)
                 .containsExactly("alone", "beside a writer", TailHarness.CONVERSATION);

@@ -21,7 +21,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -120,16 +119,7 @@ class LuceneCliTest {
 
     /** The files of every index directory in the home whose bytes contain {@code text} in UTF-8. */
     private List<String> luceneFilesContaining(String text) throws IOException {
-        byte[] needle = text.getBytes(StandardCharsets.UTF_8);
-        List<String> found = new ArrayList<>();
-        try (Stream<Path> files = Files.walk(luceneRoot())) {
-            for (Path f : files.filter(Files::isRegularFile).sorted().toList()) {
-                if (FileBytes.contains(Files.readAllBytes(f), needle)) {
-                    found.add(luceneRoot().relativize(f).toString());
-                }
-            }
-        }
-        return found;
+        return FileBytes.filesContaining(luceneRoot(), text);
     }
 
     // ------------------------------------------------------------------ recall --index lucene
