@@ -39,7 +39,8 @@ import java.util.concurrent.Callable;
  * recall then follows the log and reopens its view, the cost the once-a-second writer shows in one
  * call of fifty. On Lucene a second such phase has each recall's catch-up commit, as at a human
  * pace, where turns come ten seconds or more apart and the first search ten seconds after the last
- * commit commits.
+ * commit commits; a third has the MCP server's keeper apply and commit each turn between the calls
+ * ({@code Backend#keepUp}), timed apart from the recall.
  */
 @Command(name = "tail", mixinStandardHelpOptions = true,
         description = "Splits fast recall's slow calls by cause: a collection, the first recall after an ingest, or neither.")

@@ -51,9 +51,7 @@ class McpKeepUpTest {
             for (String[] t : turns) {
                 submit(client, t[0], t[1]);
             }
-            JsonNode lucene = awaitCommitted(cli, turns.length);
-            assertThat(lucene.path("read_only").asBoolean()).as("the server holds the index").isTrue();
-            assertThat(lucene.path("applied_seq").asLong()).isEqualTo(lucene.path("change_log_head").asLong());
+            awaitCommitted(cli, turns.length);
             assertThat(stderr).noneMatch(l -> l.contains("keeping the index up stopped"));
         } finally {
             client.closeGracefully();
@@ -77,7 +75,7 @@ class McpKeepUpTest {
     }
 
     @Test
-    @DisplayName("D1 L2 after memory_delete the server purges the deleted text from its Lucene files with no recall in between")
+    @DisplayName("D1 L2 L4 after memory_delete the server purges the deleted text from its Lucene files with no recall in between")
     void deletionsArePurgedBetweenCalls() throws Exception {
         CliRunner cli = luceneHome();
         McpSyncClient client = McpServerTest.startClient(cli, new CopyOnWriteArrayList<>());
@@ -122,6 +120,12 @@ class McpKeepUpTest {
                 if (attempt == 20) {
                     throw e;
                 }
+                try {
+                    Thread.sleep(50); // a file the server replaced while the scan read the folder
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
             }
         }
     }
@@ -139,6 +143,8 @@ class McpKeepUpTest {
         for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); System.nanoTime() < end; Thread.sleep(200)) {
             CliRunner.Result r = cli.run("--json", "doctor");
             lucene = r.json().path("lucene");
+            // read_only: the server holds the index, so this doctor's own catch-up cannot have committed it
+            assertThat(lucene.path("read_only").asBoolean()).as("the server holds the index: " + lucene).isTrue();
             if (lucene.path("events").asLong(-1) == events
                     && lucene.path("applied_seq").asLong(-1) == lucene.path("change_log_head").asLong(-2)) {
                 return lucene;

@@ -111,14 +111,19 @@ public final class LuceneBackend implements Backend {
         index().catchUp(authority);
     }
 
-    /** Applies the change log as a search would (committing when due), or with {@code durable} commits it. */
+    /**
+     * Applies the change log as a search would (committing when due), or with {@code durable} commits
+     * it; an index not opened yet is left for its first search, and one another process holds is that
+     * process's to keep up.
+     */
     @Override
-    public void keepUp(Authority authority, boolean durable) {
-        if (durable) {
-            index().catchUp(authority);
-        } else {
-            index().keepUp(authority);
+    public long keepUp(Authority authority, boolean durable) {
+        LuceneIndex lucene = opened().orElse(null);
+        if (lucene == null) {
+            return CURRENT;
         }
+        LuceneStatus status = durable ? lucene.catchUp(authority) : lucene.keepUp(authority);
+        return status.readOnly() ? CURRENT : status.applied();
     }
 
     @Override

@@ -44,7 +44,8 @@ import java.util.stream.IntStream;
  * (the searchers read the writer's near-real-time view); it is made durable (a Lucene commit, with
  * its fsyncs) when it applied a deletion (D1 must hold when the deletion returns), when asked
  * ({@link LuceneIndex#catchUp}, closing), or when a search applies something and the last commit is
- * {@link #COMMIT_EVERY} old (a process that stops searching holds what it applied until it closes).
+ * {@link #COMMIT_EVERY} old (a process that stops searching holds what it applied until it closes;
+ * the MCP server applies and commits between calls, {@link LuceneIndex#keepUp}).
  * A search then does not pay a commit for each turn ingested between two recalls (at 1,000,000
  * memories, those commits were the p99 of whole recall). The index is derived and re-applying an
  * entry is harmless: a process killed with work not yet committed leaves the next one to apply it
@@ -288,8 +289,15 @@ final class LuceneFollower implements ChangeLogFollower.Target {
         }
     }
 
-    /** Commits what was applied and not yet committed, if anything (an explicit catch-up, closing). */
+    /**
+     * Commits what was applied and not yet committed, if anything (an explicit catch-up, closing); a
+     * purge that failed before is made first (D1), as the commit after a deletion makes it.
+     */
     void flush() throws IOException {
+        if (!removed.isEmpty() && h.writer != null) {
+            commit(h.applied);
+            return;
+        }
         if (uncommitted && h.writer != null) {
             h.writer.commit();
             uncommitted = false;

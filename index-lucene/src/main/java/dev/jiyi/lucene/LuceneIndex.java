@@ -39,7 +39,9 @@ import java.util.logging.Logger;
  * runs in and replaces or deletes its document, so applying an entry twice is harmless and a process
  * killed between commits simply applies the same entries again. What a search applies is searched
  * at once and committed by the first search {@link LuceneFollower#COMMIT_EVERY} or more after the
- * last commit (or by {@link #catchUp} and {@link #close}; an idle process holds it until then); a catch-up that applied a deletion commits at once, first
+ * last commit (or by {@link #catchUp} and {@link #close}; an idle process holds it until then). A
+ * long-running process applies between calls what its next search would ({@link #keepUp}), and
+ * commits with {@link #catchUp} once writes pause. A catch-up that applied a deletion commits at once, first
  * merging away the deleted documents, so that no term of the deleted text stays in the files (D1).
  *
  * <p><b>Scores</b> are coverage (R11, {@link LexicalIndex}): BM25 divided by the query's ideal,

@@ -3,6 +3,7 @@ package dev.jiyi.lucene;
 import dev.jiyi.authority.Authority;
 import dev.jiyi.authority.FileBytes;
 import dev.jiyi.authority.Memory;
+import dev.jiyi.authority.index.Backend;
 import dev.jiyi.authority.index.Eligibility;
 import dev.jiyi.authority.index.Settings;
 
@@ -83,24 +84,33 @@ class LuceneCommitTest {
     }
 
     @Test
-    @DisplayName("L2 keepUp applies the log as a search would, with no search: current at once, committed only when due; the backend's durable keepUp commits it (Chinese, English)")
+    @DisplayName("L2 D1 L4 keepUp applies the log as a search would, with no search: current at once, committed only when due, a deletion purged and committed at once; the durable keepUp commits; an index not opened is left to its first search (Chinese, English)")
     void keepUpAppliesBetweenSearches() throws IOException {
         try (Authority a = Authority.open(home.resolve("jiyi.db"), List.of());
              LuceneBackend backend = new LuceneBackend(home, Settings.NONE)) {
             Memory tea = remember(a, DIARY, "tea", "我每天早上喝乌龙茶 oolong tea every morning");
-            backend.keepUp(a, true);
-            LuceneIndex lucene = backend.index();
-            Path dir = lucene.directory().orElseThrow();
-            assertThat(committed(dir, tea)).as("a durable keep-up commits").isTrue();
+            assertThat(backend.keepUp(a, true)).as("not opened: nothing to follow here").isEqualTo(Backend.CURRENT);
+            assertThat(backend.opened()).as("left to its first search").isEmpty();
 
+            LuceneIndex lucene = backend.index();
+            lucene.catchUp(a);
+            long committedAt = System.nanoTime();
+            Path dir = lucene.directory().orElseThrow();
             Memory hike = remember(a, DIARY, "hike", "周末去香山爬山 hiking at Fragrant Hills");
-            backend.keepUp(a, false);
-            LuceneStatus status = lucene.status();
-            assertThat(status.applied()).as("applied with no search").isEqualTo(status.head());
-            assertThat(committed(dir, hike)).as("the last commit is not ten seconds old: not committed yet").isFalse();
+            long head = a.read(s -> s.changeLogHead());
+            assertThat(backend.keepUp(a, false)).as("applied through the head, with no search").isEqualTo(head);
+            if (System.nanoTime() - committedAt < TimeUnit.SECONDS.toNanos(8)) { // (the index's own rule commits at 10 s)
+                assertThat(committed(dir, hike)).as("the last commit is recent: not committed yet").isFalse();
+            }
             assertThat(rows(memories(a, lucene, "爬山 hiking", CURRENT, 10))).containsExactly(hike.rowId());
-            backend.keepUp(a, true);
+            assertThat(backend.keepUp(a, true)).isEqualTo(head);
             assertThat(committed(dir, hike)).as("once writes pause, a durable keep-up commits").isTrue();
+
+            assertThat(FileBytes.filesContaining(home.resolve("lucene"), "oolong")).as("the check can see the term").isNotEmpty();
+            a.deleteMemory(DIARY, tea.id());
+            backend.keepUp(a, false);
+            assertThat(committed(dir, tea)).as("a deletion is committed by the keep-up that applies it").isFalse();
+            assertThat(FileBytes.filesContaining(home.resolve("lucene"), "oolong")).as("and purged from the files").isEmpty();
         }
     }
 

@@ -153,12 +153,18 @@ public final class OpenSearchBackend implements Backend {
         }
     }
 
-    /** Applies the change log after a write (each write is searchable once applied; there is nothing to commit later). */
+    /**
+     * Applies the change log (durable or not: the cluster makes each write durable itself); an index
+     * not connected yet is left for its first search. A deletion's purge that waits for the cluster's
+     * retention leases is made by the first follow after they pass ({@link Follower}).
+     */
     @Override
-    public void keepUp(Authority authority, boolean durable) {
-        if (!durable) {
-            warmUp(authority);
+    public long keepUp(Authority authority, boolean durable) {
+        OpenSearchIndex connected;
+        synchronized (this) {
+            connected = index;
         }
+        return connected == null ? CURRENT : connected.catchUp(authority).applied();
     }
 
     @Override

@@ -145,7 +145,9 @@ public final class TestCluster {
                     failed.addSuppressed(e);
                 }
                 closeQuietly(node);
-                pause(1_000);
+                if (attempt < 2) {
+                    pause(1_000);
+                }
             }
         }
         throw new IllegalStateException("starting OpenSearch node " + i + " (three tries)", failed);
@@ -288,7 +290,8 @@ public final class TestCluster {
                 // taken: another
             }
         }
-        try (ServerSocket s = new ServerSocket(0)) {
+        try (ServerSocket s = new ServerSocket(0)) { // (a hundred taken: any free one, even an ephemeral one)
+            CHOSEN.add(s.getLocalPort());
             return s.getLocalPort();
         }
     }

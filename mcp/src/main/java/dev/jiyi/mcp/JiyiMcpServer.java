@@ -79,7 +79,6 @@ public final class JiyiMcpServer {
                     .validateToolInputs(false)
                     .tools(tools.specifications())
                     .build();
-            tools.keepIndexUp();
             if (warm != Warm.NONE) {
                 Thread.ofPlatform().daemon().name("jiyi-mcp-warm-up").start(() -> tools.warmUp(warm == Warm.ALL));
             }
@@ -96,6 +95,7 @@ public final class JiyiMcpServer {
             });
             Runtime.getRuntime().addShutdownHook(hook);
             try {
+                tools.keepIndexUp();
                 stdio.awaitEnd();
             } finally {
                 try {

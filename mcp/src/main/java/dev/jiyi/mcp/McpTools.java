@@ -166,6 +166,7 @@ final class McpTools {
 
     /** Waits for the calls under way to end and refuses every later one: the engine may then be closed. */
     void close() {
+        keeper.closing();
         gate.writeLock().lock();
         keeper.close();
     }
@@ -175,6 +176,7 @@ final class McpTools {
      * running then (the engine must stay open).
      */
     boolean close(Duration timeout) throws InterruptedException {
+        keeper.closing();
         if (!gate.writeLock().tryLock(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             return false;
         }

@@ -59,13 +59,20 @@ public interface Backend extends AutoCloseable {
     default void warmUp(Authority authority) {
     }
 
+    /** What {@link #keepUp} returns for a backend with nothing of the change log to apply here. */
+    long CURRENT = Long.MAX_VALUE;
+
     /**
      * Applies what the change log holds beyond it, as its next search would, and with {@code durable}
-     * commits it. A long-running process calls this after each write and again once writes pause, so
-     * that a search at a conversation's pace finds nothing left to apply or commit. Nothing for a
-     * backend in the authority's own file, which changes in the write's own transaction.
+     * commits it (a deletion it applies is purged and committed at once). A long-running process
+     * calls this after each write and again once writes pause, so that a search at a conversation's
+     * pace finds nothing left to apply or commit. Returns the change-log sequence it has applied
+     * through afterwards, or {@link #CURRENT} when there is nothing for it to follow here: a backend
+     * in the authority's own file (it changes in each write's transaction), one not opened yet (its
+     * first search catches up), or one another process writes.
      */
-    default void keepUp(Authority authority, boolean durable) {
+    default long keepUp(Authority authority, boolean durable) {
+        return CURRENT;
     }
 
     /** Lets go of its files; what it applied is committed. */
