@@ -29,8 +29,8 @@ import java.util.function.Supplier;
  * <p>It runs on one daemon thread, holding the read side of the server's gate while it works, so
  * that closing waits for it. Once the server starts closing it starts nothing new, and
  * {@link #close} applies and commits what is left (a deletion made by the last call, say) on the
- * closing thread. A failure is a notice, told once until the keeper succeeds again; the next search
- * applies whatever was left.
+ * closing thread. A failure is a notice, told once until the keeper succeeds again, and is retried
+ * when the log moves again; the next search applies whatever was left.
  */
 final class IndexKeeper {
 
@@ -58,6 +58,8 @@ final class IndexKeeper {
     private long applied;
     /** Whether the last keep-up or look failed (the runner's thread only). */
     private boolean failing;
+    /** The change log's head when a keep-up last failed, -1 after a success: looks retry only once it moves. */
+    private long failedAt = -1;
 
     /** The keeper of {@code jiyi}'s recall index ({@code recall.index}), inside {@code gate} (a read lock). */
     IndexKeeper(Jiyi jiyi, Lock gate, Output log) {
@@ -112,7 +114,8 @@ final class IndexKeeper {
             return;
         }
         try {
-            if (authority.read(Snapshot::changeLogHead) > applied) {
+            long head = authority.read(Snapshot::changeLogHead);
+            if (head > applied && head != failedAt) {
                 keepUpSoon();
             }
         } catch (RuntimeException e) {
@@ -126,12 +129,15 @@ final class IndexKeeper {
         if (!enter()) {
             return;
         }
+        long head = -1;
         try {
-            long head = authority.read(Snapshot::changeLogHead);
+            head = authority.read(Snapshot::changeLogHead);
             long reached = backend.get().keepUp(authority, durable);
             applied = reached == Backend.CURRENT ? head : reached; // nothing to follow here: the log up to now is done
             failing = false;
+            failedAt = -1;
         } catch (RuntimeException e) {
+            failedAt = head;
             failed("keeping the index up", e);
         } finally {
             notices.get().forEach(log::notice);
