@@ -53,8 +53,8 @@ public record TurnContext(List<Long> near, List<Long> far) {
 
     public static final TurnContext NONE = new TurnContext(List.of(), List.of());
 
-    private static final Comparator<String> EARLIEST_FIRST = Comparator.comparingLong(TurnContext::sequence);
-    private static final Comparator<String> LATEST_FIRST = EARLIEST_FIRST.reversed();
+    /** {@code "sequence time role"} turns in arrival order (by sequence, not by time). */
+    private static final Comparator<String> BY_SEQUENCE = Comparator.comparingLong(TurnContext::sequence);
 
     public TurnContext {
         near = List.copyOf(near);
@@ -68,9 +68,10 @@ public record TurnContext(List<Long> near, List<Long> far) {
     /**
      * The contexts of those of {@code sequences} that are conversation turns of {@code scope}, by
      * sequence in ascending order, leaving out turns with none; reads only the turns' and their
-     * neighbours' sequences, times and roles, in one statement (each turn's neighbours on each side
-     * are a subquery on the session index, nearest first). On each side the exchange begins at the
-     * first turn of another role: that turn, and the one beyond it, are context.
+     * neighbours' sequences, times and roles, in one statement (each turn's nearest neighbours on
+     * each side are a subquery on the session index; {@link #nearestFirst} puts them in order). On
+     * each side the exchange begins at the first turn of another role: that turn, and the one beyond
+     * it, are context.
      */
     static Map<Long, TurnContext> around(Sql sql, Scope scope, Collection<Long> sequences) throws SQLException {
         Map<Long, TurnContext> out = new LinkedHashMap<>();
@@ -124,8 +125,8 @@ public record TurnContext(List<Long> near, List<Long> far) {
      * sorts, and a sort there builds a temporary B-tree for each turn and side (about a tenth of
      * the statement's time, docs/benchmarks.md), so the turns are put in order here.
      */
-    private static String[] nearestFirst(String[] turns, boolean before) {
-        Arrays.sort(turns, before ? LATEST_FIRST : EARLIEST_FIRST);
+    static String[] nearestFirst(String[] turns, boolean before) {
+        Arrays.sort(turns, before ? BY_SEQUENCE.reversed() : BY_SEQUENCE);
         return turns;
     }
 
@@ -134,15 +135,15 @@ public record TurnContext(List<Long> near, List<Long> far) {
     }
 
     /**
-     * The {@link #REACH} conversation turns of the outer turn {@code e}'s session on one side of
-     * it ({@code <} before, {@code >} after), as {@code "sequence time role"} joined by commas in no
-     * set order ({@link #nearestFirst} orders them).
+     * The {@link #REACH} nearest conversation turns of the outer turn {@code e}'s session on one
+     * side of it ({@code <} before, {@code >} after; {@code outward} orders the session index away
+     * from the turn), as {@code "sequence time role"} joined by commas in no set order.
      */
-    private static String neighbours(String side, String nearestFirst) {
+    private static String neighbours(String side, String outward) {
         return "(SELECT group_concat(n.sequence || ' ' || n.occurred_at || ' ' || n.role, ',') "
                 + "FROM (SELECT sequence, occurred_at, role FROM events INDEXED BY events_scope_session "
                 + "WHERE persona_id = e.persona_id AND project_id = e.project_id AND session_id = e.session_id "
                 + "AND sequence " + side + " e.sequence AND category = 'conversation' ORDER BY sequence "
-                + nearestFirst + " LIMIT " + REACH + ") n)";
+                + outward + " LIMIT " + REACH + ") n)";
     }
 }

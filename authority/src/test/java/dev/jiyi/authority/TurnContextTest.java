@@ -87,6 +87,33 @@ class TurnContextTest {
     }
 
     @Test
+    @DisplayName("R4 a side's turns are put nearest first by sequence as a number (10 is after 9), whatever order SQL hands them in")
+    void nearestFirstBySequenceNumber() {
+        assertThat(TurnContext.nearestFirst(new String[] {"9 2026-11-30T08:00:00Z user", "10 2026-11-30T08:01:00Z assistant"},
+                true)).containsExactly("10 2026-11-30T08:01:00Z assistant", "9 2026-11-30T08:00:00Z user");
+        assertThat(TurnContext.nearestFirst(new String[] {"100 2026-11-30T08:02:00Z user", "99 2026-11-30T08:01:00Z assistant"},
+                false)).containsExactly("99 2026-11-30T08:01:00Z assistant", "100 2026-11-30T08:02:00Z user");
+        assertThat(TurnContext.nearestFirst(new String[] {"7 2026-11-30T08:00:00Z user"}, true))
+                .containsExactly("7 2026-11-30T08:00:00Z user");
+        try (Authority a = open()) {
+            // Eight notes of another session first, so that the dialogue's turns are sequences 9 to 13
+            // and the middle one's turns before it are 10 and 9: in text order "10" sorts before "9".
+            for (int i = 0; i < 8; i++) {
+                add(a, DIARY, "notes", "n" + i, Category.CONVERSATION, T0.minus(Duration.ofDays(1)), "笔记 note " + i);
+            }
+            List<Event> t = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                t.add(add(a, DIARY, "chat", "c" + i, speaker(i), Category.CONVERSATION, T0.plus(Duration.ofMinutes(i)),
+                        i % 2 == 0 ? "你周末有空吗 free this weekend?" : "有空 yes"));
+            }
+            assertThat(t.get(2).sequence()).isEqualTo(11);
+            TurnContext middle = context(a, t.get(2));
+            assertThat(middle.near()).containsExactly(10L, 12L);
+            assertThat(middle.far()).containsExactly(9L, 13L);
+        }
+    }
+
+    @Test
     @DisplayName("R4 only the turns of one dialogue are context: not turns more than 1 h away (exactly 1 h is), of another session, nor references")
     void contextStaysInItsDialogue() {
         try (Authority a = open()) {
