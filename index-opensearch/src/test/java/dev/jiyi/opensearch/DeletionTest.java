@@ -1,5 +1,6 @@
 package dev.jiyi.opensearch;
 
+import dev.jiyi.authority.FileBytes;
 import dev.jiyi.authority.Memory;
 import dev.jiyi.authority.Scope;
 
@@ -9,12 +10,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -72,36 +69,8 @@ class DeletionTest {
         }
     }
 
-    /** Files under every node's data path whose bytes contain {@code text} (UTF-8). */
-    private static List<Path> filesHolding(String text) throws IOException {
-        byte[] needle = text.getBytes(StandardCharsets.UTF_8);
-        List<Path> out = new ArrayList<>();
-        try (Stream<Path> files = Files.walk(TestCluster.get().dataRoot())) {
-            for (Path f : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
-                byte[] bytes;
-                try {
-                    bytes = Files.readAllBytes(f);
-                } catch (IOException e) {
-                    continue; // removed while walking
-                }
-                if (indexOf(bytes, needle) >= 0) {
-                    out.add(f);
-                }
-            }
-        }
-        return out;
-    }
-
-    private static int indexOf(byte[] hay, byte[] needle) {
-        outer:
-        for (int i = 0; i + needle.length <= hay.length; i++) {
-            for (int j = 0; j < needle.length; j++) {
-                if (hay[i + j] != needle[j]) {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        return -1;
+    /** Files under every node's data path whose bytes contain {@code text} (UTF-8), while the nodes run. */
+    private static List<String> filesHolding(String text) throws IOException {
+        return FileBytes.filesContaining(TestCluster.get().dataRoot(), text);
     }
 }
