@@ -52,20 +52,11 @@ class DeletionTest {
             long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(120);
             while (home.index().purgeIfDue()) {
                 assertThat(System.nanoTime()).as("purged within two minutes").isLessThan(deadline);
-                sleep(500);
+                TestCluster.pause(500);
             }
             assertThat(home.index().purgeOwed()).isFalse();
             assertThat(filesHolding("zephyrquartz")).isEmpty();
             assertThat(filesHolding("翡翠麒麟")).isEmpty();
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
     }
 

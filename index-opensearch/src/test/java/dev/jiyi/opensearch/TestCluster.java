@@ -165,7 +165,8 @@ public final class TestCluster {
         }
     }
 
-    private static void pause(long millis) {
+    /** Sleeps, keeping the thread's interrupt: a test that waits on the cluster stops when asked. */
+    static void pause(long millis) {
         try {
             Thread.sleep(millis);
         } catch (InterruptedException e) {
