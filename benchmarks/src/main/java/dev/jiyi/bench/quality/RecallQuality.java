@@ -19,7 +19,6 @@ import java.time.Clock;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -105,10 +104,19 @@ public final class RecallQuality {
      *                  only for an archive built in this run)
      * @param quiet no progress on standard error
      * @param growth where grown archives' distractor text comes from
+     * @param trace what to print question by question beside the figures ({@code --trace})
      */
     public record Plan(Path data, List<String> datasets, List<Integer> sizes, List<String> indexes,
                        List<RecallMode> modes, List<Double> thresholds, RecallConfig config, long seed, Path archives,
-                       boolean calibrate, boolean quiet, Growth.Corpus growth) {
+                       boolean calibrate, boolean quiet, Growth.Corpus growth, Trace trace) {
+
+        /** A plan that traces nothing. */
+        public Plan(Path data, List<String> datasets, List<Integer> sizes, List<String> indexes, List<RecallMode> modes,
+                    List<Double> thresholds, RecallConfig config, long seed, Path archives, boolean calibrate,
+                    boolean quiet, Growth.Corpus growth) {
+            this(data, datasets, sizes, indexes, modes, thresholds, config, seed, archives, calibrate, quiet, growth,
+                    Trace.NONE);
+        }
 
         public Plan {
             for (String index : indexes) {
@@ -166,6 +174,7 @@ public final class RecallQuality {
         Path check = null;
         Path writeExpected = null;
         Path export = null;
+        Trace trace = Trace.NONE;
         Plan plan;
         try {
             for (int i = 0; i < args.length; i++) {
@@ -202,6 +211,7 @@ public final class RecallQuality {
                             .map(t -> Double.parseDouble(t.strip())).toList();
                     case "--semantic-limit" -> config = config.toBuilder().semanticLimit(Integer.parseInt(args[++i])).build();
                     case "--calibrate" -> calibrate = true;
+                    case "--trace" -> trace = Trace.parse(args[++i], err);
                     case "--query" -> DIALOGUE = switch (args[++i]) {
                         case "dialogue" -> true;
                         case "text" -> false;
@@ -216,7 +226,7 @@ public final class RecallQuality {
                 }
             }
             plan = new Plan(data, names, sizes, indexes, modes, thresholds == null ? List.of(config.cosineThreshold())
-                    : thresholds, config, seed, calibrate ? null : archives, calibrate, quiet, growth);
+                    : thresholds, config, seed, calibrate ? null : archives, calibrate, quiet, growth, trace);
         } catch (NumberFormatException e) {
             err.println("bench recall: --seed, --weights, --candidates, --event-evidence, --precision, --cosine-threshold"
                     + " and --semantic-limit take numbers");
@@ -347,7 +357,7 @@ public final class RecallQuality {
                             Recall recall = new Recall(jiyi.authority(), index.index(), config,
                                     Clock.fixed(s.now(), ZoneOffset.UTC), models == null ? null : () -> models);
                             Row row = evaluate(s, size, prepared.size(), prepared.aliases(), name, recall, mode, threshold,
-                                    base, plan.quiet());
+                                    base, plan.quiet(), plan.trace());
                             log.print(Report.rows(List.of(row)));
                             rows.add(row);
                         }
@@ -399,7 +409,8 @@ public final class RecallQuality {
     }
 
     private static Row evaluate(Scenario s, int size, int memories, Map<String, String> aliases, String index,
-                                Recall recall, RecallMode mode, double threshold, Metrics base, boolean quiet) {
+                                Recall recall, RecallMode mode, double threshold, Metrics base, boolean quiet,
+                                Trace trace) {
         Metrics ours = new Metrics();
         Map<String, Metrics> byCategory = new LinkedHashMap<>();
         Map<String, Integer> warnings = new TreeMap<>();
@@ -416,27 +427,19 @@ public final class RecallQuality {
         try (Progress progress = Progress.onStderr(label, Math.min(WARMUP, questions.size()) + questions.size()
                 + (long) scopes.size() * Calibration.OFF_TOPIC.size(), quiet)) {
             for (Scenario.Question q : questions.subList(0, Math.min(WARMUP, questions.size()))) {
-                recall.recall(request(q, mode));
+                recall.recall(request(q, mode, 10));
                 progress.advance(1);
             }
             for (int i = 0; i < questions.size(); i++) {
                 Scenario.Question q = questions.get(i);
                 long t = System.nanoTime();
-                RecallResult result = recall.recall(request(q, mode));
+                RecallResult result = recall.recall(request(q, mode, 10));
                 nanos[i] = System.nanoTime() - t;
                 progress.advance(1);
                 result.warnings().forEach(w -> warnings.merge(w.replaceAll("\\d+", "N"), 1, Integer::sum));
-                List<String> ranked = new ArrayList<>(new LinkedHashSet<>(
-                        result.items().stream().map(it -> aliases.getOrDefault(it.sourceEventId(), it.sourceEventId()))
-                                .toList()));
+                List<String> ranked = Trace.sources(result, aliases);
+                trace.miss(q, ranked, result, depth -> recall.recall(request(q, mode, depth)), aliases);
                 if (!q.gold().isEmpty()) {
-                    if (Boolean.getBoolean("jiyi.misses") && Metrics.fraction(ranked, q.gold(), 5) < 1) {
-                        String text = q.query();
-                        int cut = text.codePointCount(0, text.length()) - 80;
-                        System.err.printf(Locale.ROOT, "miss %s | %s | gold %s | top 5 %s%n", q.id(),
-                                cut > 0 ? text.substring(text.offsetByCodePoints(0, cut)) : text, q.gold(),
-                                ranked.subList(0, Math.min(5, ranked.size())));
-                    }
                     ours.add(ranked, q.gold());
                     byCategory.computeIfAbsent(q.category(), k -> new Metrics()).add(ranked, q.gold());
                 }
@@ -457,13 +460,7 @@ public final class RecallQuality {
                     RecallResult answered = recall.recall(new RecallRequest(scope, probe, mode, 10, null, false));
                     progress.advance(1);
                     int n = answered.items().size();
-                    if (n > 0 && Boolean.getBoolean("jiyi.offtopic")) {
-                        RecalledItem top = answered.items().getFirst();
-                        System.err.printf(Locale.ROOT, "off-topic %s | %s | %.3f %s | %s%n", scope.personaId(), probe,
-                                top.score(), top.evidence().code(), top.signals().stream().filter(sg -> sg.value() > 0)
-                                        .map(sg -> sg.name() + "=" + String.format(Locale.ROOT, "%.2f", sg.value())).toList()
-                                        + " " + top.text().substring(0, Math.min(60, top.text().length())));
-                    }
+                    trace.offTopic(scope, probe, answered, aliases);
                     probes++;
                     any += n > 0 ? 1 : 0;
                     items += n;
@@ -492,9 +489,9 @@ public final class RecallQuality {
         return sorted.length == 0 ? Double.NaN : dev.jiyi.bench.IngestHarness.percentile(sorted, p) / 1e6;
     }
 
-    private static RecallRequest request(Scenario.Question q, RecallMode mode) {
+    private static RecallRequest request(Scenario.Question q, RecallMode mode, int limit) {
         return DIALOGUE && !q.turns().isEmpty()
-                ? RecallRequest.dialogue(q.scope(), q.turns(), mode, 10, null, false)
-                : new RecallRequest(q.scope(), q.query(), mode, 10, null, false);
+                ? RecallRequest.dialogue(q.scope(), q.turns(), mode, limit, null, false)
+                : new RecallRequest(q.scope(), q.query(), mode, limit, null, false);
     }
 }

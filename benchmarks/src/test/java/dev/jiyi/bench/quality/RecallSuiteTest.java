@@ -179,6 +179,42 @@ class RecallSuiteTest {
     }
 
     @Test
+    @DisplayName("B2 --trace prints each question that misses, with its gold events' ranks and the top five's "
+            + "signals, and each off-topic probe answered, with its first answer")
+    void trace() throws Exception {
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(buffer, true, StandardCharsets.UTF_8);
+        Trace trace = Trace.parse("misses, off-topic", out);
+        List<RecallQuality.Row> traced = RecallQuality.run(new RecallQuality.Plan(null, List.of("jiyi"), List.of(0, 1_000),
+                List.of("fts5"), List.of(RecallMode.FAST), List.of(Double.NaN), RecallConfig.DEFAULT,
+                ChatCorpus.DEFAULT_SEED, null, false, true, Growth.Corpus.ZIPF, trace), QUIET);
+        // Tracing asks a missed question once more, deeper; the figures are those of the untraced run.
+        assertThat(traced).extracting(RecallQuality.Row::recall5)
+                .containsExactly(rows.get(0).recall5(), rows.get(2).recall5());
+        List<String> lines = buffer.toString(StandardCharsets.UTF_8).lines().toList();
+        List<String> misses = lines.stream().filter(l -> l.startsWith("miss ")).toList();
+        // The scenario alone misses three of its 25 questions (R@5 0.880, one gold event each).
+        assertThat(traced.getFirst().recall5()).isCloseTo(0.88, within(1e-9));
+        assertThat(misses.subList(0, 3)).extracting(l -> l.split(" ")[1])
+                .containsExactlyInAnyOrder("jiyi-2", "jiyi-4", "jiyi-21");
+        assertThat(misses).anyMatch(l -> l.contains("| 去年去哪里徒步了 | own-hike-1 "));
+        for (String miss : misses) {
+            // A miss has a gold event beyond the top five: deeper, or not found at all.
+            assertThat(miss).as(miss).containsPattern(" at ([6-9]|\\d\\d+)(,|$)| not in the first 100");
+            int at = lines.indexOf(miss);
+            for (int i = at + 1; i < lines.size() && lines.get(i).startsWith("  "); i++) {
+                assertThat(lines.get(i)).as("a result line").matches("  [1-5] \\S+ \\d+\\.\\d{3} (memory|raw_event) via \\S+ \\[.*\\] .*");
+            }
+        }
+        // Every probe answered is printed once, and only those.
+        long probes = 12L * Growth.scopes(OwnScenario.build()).size();
+        long answered = lines.stream().filter(l -> l.startsWith("off-topic ")).count();
+        assertThat(answered).isEqualTo(Math.round(traced.stream().mapToDouble(r -> r.offTopicAny() * probes).sum()));
+        assertThat(lines.stream().filter(l -> l.startsWith("off-topic ")).findFirst())
+                .hasValueSatisfying(l -> assertThat(l).matches("off-topic \\S+ \\| .+ \\| \\S+ \\d+\\.\\d{3} .*"));
+    }
+
+    @Test
     @DisplayName("B2 bad arguments: a clear error naming the option, exit 2, nothing run")
     void badArguments(@TempDir Path dir) throws Exception {
         assertThat(RecallQuality.sizes("base,1k,10k,100k,1m")).containsExactly(0, 1_000, 10_000, 100_000, 1_000_000);
@@ -186,7 +222,7 @@ class RecallSuiteTest {
         assertThatThrownBy(() -> RecallQuality.sizes("-5")).hasMessageStartingWith("--sizes:");
         for (String[] args : List.of(new String[] {"--datasets", "nope"}, new String[] {"--index", "elastic"},
                 new String[] {"--sizes", "1x"}, new String[] {"--frobnicate"}, new String[] {"--sizes"},
-                new String[] {"--growth", "wiki"})) {
+                new String[] {"--growth", "wiki"}, new String[] {"--trace", "everything"})) {
             ByteArrayOutputStream err = new ByteArrayOutputStream();
             int code = RecallQuality.run(concat(args, "--out", dir.resolve("x").toString()), QUIET,
                     new PrintStream(err, true, StandardCharsets.UTF_8));
