@@ -119,6 +119,7 @@ public final class RecallQuality {
         }
 
         public Plan {
+            java.util.Objects.requireNonNull(trace, "trace");
             for (String index : indexes) {
                 if (!INDEXES.contains(index)) {
                     throw new IllegalArgumentException("--index: must be one of " + String.join(", ", INDEXES));
@@ -438,7 +439,7 @@ public final class RecallQuality {
                 progress.advance(1);
                 result.warnings().forEach(w -> warnings.merge(w.replaceAll("\\d+", "N"), 1, Integer::sum));
                 List<String> ranked = Trace.sources(result, aliases);
-                trace.miss(q, ranked, result, depth -> recall.recall(request(q, mode, depth)), aliases);
+                trace.printMiss(q, ranked, result, depth -> recall.recall(request(q, mode, depth)), aliases);
                 if (!q.gold().isEmpty()) {
                     ours.add(ranked, q.gold());
                     byCategory.computeIfAbsent(q.category(), k -> new Metrics()).add(ranked, q.gold());
@@ -460,7 +461,7 @@ public final class RecallQuality {
                     RecallResult answered = recall.recall(new RecallRequest(scope, probe, mode, 10, null, false));
                     progress.advance(1);
                     int n = answered.items().size();
-                    trace.offTopic(scope, probe, answered, aliases);
+                    trace.printOffTopic(scope, probe, answered, aliases);
                     probes++;
                     any += n > 0 ? 1 : 0;
                     items += n;
